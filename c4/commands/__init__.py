@@ -1,0 +1,1 @@
+"""One module a subcommand; each defines ``register(subparsers)``."""
