@@ -1,0 +1,162 @@
+"""gRPC serving: request ids, metrics, health, reflection, clean shutdown.
+
+A service calls :func:`run_service` with a function that adds its servicers
+and a warm-up function; the health status is SERVING only after warm-up.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from concurrent import futures
+from typing import Callable, Iterable
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import Counter, Histogram
+
+from .logs import REQUEST_ID, REQUEST_ID_HEADER, new_request_id
+from .metrics import start_metrics_server
+
+log = logging.getLogger(__name__)
+
+RPC_REQUESTS = Counter("grpc_server_requests_total", "RPCs handled", ["method", "code"])
+RPC_LATENCY = Histogram(
+    "grpc_server_latency_seconds", "RPC latency", ["method"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+)
+
+
+def _code_of(context) -> str:
+    code = context.code() if hasattr(context, "code") else None
+    return code.name if isinstance(code, grpc.StatusCode) else "OK"
+
+
+class ObservabilityInterceptor(grpc.ServerInterceptor):
+    """Sets the request id from metadata and records count and latency per RPC."""
+
+    def intercept_service(self, continuation, handler_call_details):
+        handler = continuation(handler_call_details)
+        if handler is None:
+            return None
+        method = handler_call_details.method
+        metadata = dict(handler_call_details.invocation_metadata or ())
+        rid = metadata.get(REQUEST_ID_HEADER) or new_request_id()
+
+        def unary(behavior):
+            def wrapped(request, context):
+                token = REQUEST_ID.set(rid)
+                start = time.perf_counter()
+                code = "UNKNOWN"
+                try:
+                    response = behavior(request, context)
+                    code = _code_of(context)
+                    return response
+                except Exception:
+                    code = _code_of(context)
+                    code = "UNKNOWN" if code == "OK" else code
+                    raise
+                finally:
+                    RPC_LATENCY.labels(method).observe(time.perf_counter() - start)
+                    RPC_REQUESTS.labels(method, code).inc()
+                    REQUEST_ID.reset(token)
+
+            return wrapped
+
+        def streaming(behavior):
+            def wrapped(request, context):
+                token = REQUEST_ID.set(rid)
+                start = time.perf_counter()
+                code = "UNKNOWN"
+                try:
+                    yield from behavior(request, context)
+                    code = _code_of(context)
+                except Exception:
+                    code = _code_of(context)
+                    code = "UNKNOWN" if code == "OK" else code
+                    raise
+                finally:
+                    RPC_LATENCY.labels(method).observe(time.perf_counter() - start)
+                    RPC_REQUESTS.labels(method, code).inc()
+                    REQUEST_ID.reset(token)
+
+            return wrapped
+
+        if handler.unary_unary:
+            return grpc.unary_unary_rpc_method_handler(
+                unary(handler.unary_unary), handler.request_deserializer, handler.response_serializer)
+        if handler.unary_stream:
+            return grpc.unary_stream_rpc_method_handler(
+                streaming(handler.unary_stream), handler.request_deserializer, handler.response_serializer)
+        return handler
+
+
+def build_server(
+    address: str,
+    add_servicers: Callable[[grpc.Server], Iterable[str]],
+    max_workers: int = 8,
+) -> tuple[grpc.Server, health.HealthServicer, int]:
+    """A server with the servicers, health (NOT_SERVING until marked) and reflection.
+
+    ``add_servicers(server)`` registers the servicers and returns their full
+    service names. Returns (server, health servicer, bound port).
+    """
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=max_workers),
+        interceptors=[ObservabilityInterceptor()],
+        options=[("grpc.so_reuseport", 0)],
+    )
+    names = list(add_servicers(server))
+    health_servicer = health.HealthServicer(experimental_non_blocking=True)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in [*names, ""]:
+        health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
+    health_servicer._service_names = names  # remembered for mark_serving
+    return server, health_servicer, port
+
+
+def mark_serving(health_servicer: health.HealthServicer) -> None:
+    for name in [*getattr(health_servicer, "_service_names", []), ""]:
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+
+def run_service(
+    name: str,
+    address: str,
+    add_servicers: Callable[[grpc.Server], Iterable[str]],
+    warmup: Callable[[], None] | None = None,
+    max_workers: int = 8,
+    metrics_port: int = 0,
+    metrics_host: str = "127.0.0.1",
+    grace_s: float = 5.0,
+) -> None:
+    """Start, warm up, report SERVING, block until SIGTERM/SIGINT, stop cleanly."""
+    server, health_servicer, port = build_server(address, add_servicers, max_workers)
+    start_metrics_server(metrics_port, metrics_host)
+    server.start()
+    log.info("listening, warming up", extra={"service": name, "address": address, "port": port})
+    started = time.perf_counter()
+    if warmup:
+        warmup()
+    mark_serving(health_servicer)
+    log.info("serving", extra={"warmup_s": round(time.perf_counter() - started, 3)})
+
+    stop = threading.Event()
+
+    def on_signal(signum, _frame):
+        log.info("stopping", extra={"signal": signal.Signals(signum).name})
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    stop.wait()
+    health_servicer.enter_graceful_shutdown()
+    server.stop(grace_s).wait()
+    log.info("stopped")
