@@ -1,0 +1,43 @@
+"""The exact Connect Four solver (numba), for every board size and line length.
+
+Usage::
+
+    from connect4 import Position
+    from solver_svc.solver import Solver, SolveResult, BudgetExceeded
+
+    s = Solver(geometry=STANDARD, tt_log2=None)  # owns its table; one Solver per thread
+    s.solve(pos)                  # SolveResult(score, nodes, elapsed_s)
+    s.solve(pos, weak=True)       # score is -1, 0 or 1
+    s.analyze(pos)                # [score of playing column c, or None when full]
+    s.best_move(pos)              # (column, score)
+    s.reset()                     # forget the table (cheap)
+
+Scores follow Pascal Pons: from the side to move, positive = win, the sooner
+the larger. A win with the stone of ply p (1-based count of stones after the
+winning move) is worth ``(W*H + 2 - p) // 2``; an immediate win from a
+position with ``ply`` stones is ``(W*H + 1 - ply) // 2``; a draw is 0.
+
+* Columns are 0-based here (the CLI and services convert at their edge).
+* ``node_budget`` (0 = none) and ``stop`` (a numpy uint8 array of length 1
+  another thread may set to 1) end a search with :class:`BudgetExceeded`,
+  which carries the nodes spent: the solver never returns an unproved value.
+  For ``analyze`` and ``best_move`` the budget covers all columns together.
+* A finished game (``pos.is_over``) raises :class:`connect4.InvalidPosition`;
+  so does a position of another board size.
+* ``Solver.last_nodes`` holds the nodes of the last search, also after a
+  BudgetExceeded.
+* ``tt_log2`` sets the table to ``2**tt_log2`` entries of 8 bytes (default 23:
+  64 MiB, allocated lazily by the OS). The table keeps its bounds across
+  calls until ``reset()``, which only clears the slots written.
+
+The search (see :mod:`.search`): negamax alpha-beta with null-window
+narrowing, a table of lower and upper bounds with the best move, one entry for
+a position and its mirror, half the moves for symmetric positions, moves
+ordered by the table move, winning cells created and centre distance, moves
+that lose at once never searched.
+"""
+
+from .errors import BudgetExceeded
+from .solver import Solver, SolveResult
+
+__all__ = ["BudgetExceeded", "SolveResult", "Solver"]
