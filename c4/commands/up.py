@@ -1,0 +1,125 @@
+"""``c4 up``: the whole stack on one machine, without Docker.
+
+Starts Redis (or uses the running one given by ``REDIS_URL``), the engine and
+solver services, the gateway and, with ``--workers K``, bookgen workers, as
+supervised child processes; waits until every one is ready; prints where to
+open the game, the bridge and the MCP endpoint; restarts a child that dies;
+Ctrl-C stops everything and leaves no process behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import uuid
+from pathlib import Path
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "up", help="run the whole stack on this machine (Redis, engine, solver, gateway, workers)",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    env = os.environ.get
+    p.add_argument("--host", default=env("C4_UP_HOST", "127.0.0.1"),
+                   help="interface for HTTP and the bridge (default 127.0.0.1; 0.0.0.0 to share on a network)")
+    p.add_argument("--http-port", type=int, default=int(env("C4_UP_HTTP_PORT", "8000")), help="default 8000")
+    p.add_argument("--bridge-port", type=int, default=int(env("C4_UP_BRIDGE_PORT", "4444")), help="default 4444")
+    p.add_argument("--engine-port", type=int, default=0, help="engine gRPC port (default: a free one)")
+    p.add_argument("--solver-port", type=int, default=0, help="solver gRPC port (default: a free one)")
+    p.add_argument("--engine-metrics-port", type=int, default=0, help="default: a free one")
+    p.add_argument("--solver-metrics-port", type=int, default=0, help="default: a free one")
+    p.add_argument("--redis-port", type=int, default=0, help="port of the Redis that c4 up starts (default: a free one)")
+    p.add_argument("--redis-url", default=None,
+                   help="use this running Redis instead of starting one (default: $REDIS_URL when set)")
+    p.add_argument("--data-dir", type=Path, default=Path(env("C4_UP_DATA_DIR", "data/stack")),
+                   help="Redis data, logs and the state file (default ./data/stack)")
+    p.add_argument("--workers", type=int, default=0, metavar="K", help="bookgen workers to run (default 0)")
+    p.add_argument("--start-timeout", type=float, default=900.0,
+                   help="seconds a stage may take to become ready (a cold numba cache compiles first)")
+    p.add_argument("--raw-logs", action="store_true", help="show the children's JSON log lines as they are")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.set_defaults(run=run)
+
+
+def _already_running(state_file: Path) -> int | None:
+    """Pid of a live `c4 up` that owns this data folder, if any."""
+    try:
+        pid = int(json.loads(state_file.read_text())["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if pid == os.getpid():
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        return pid
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return pid
+    return pid if b"up" in cmdline.split(b"\0") else None
+
+
+def run(args) -> int:
+    from c4.stack import plan
+    from c4.stack.supervisor import LogSink, Supervisor
+
+    data_dir: Path = args.data_dir.resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "logs").mkdir(exist_ok=True)
+    state_file = data_dir / "stack.json"
+    other = _already_running(state_file)
+    if other:
+        print(f"c4 up: another stack (pid {other}) uses {data_dir}; stop it or choose --data-dir", file=sys.stderr)
+        return 2
+
+    try:
+        opts = plan.StackOptions(
+            data_dir=data_dir, host=args.host, http_port=args.http_port, bridge_port=args.bridge_port,
+            engine_port=args.engine_port, solver_port=args.solver_port,
+            engine_metrics_port=args.engine_metrics_port, solver_metrics_port=args.solver_metrics_port,
+            redis_url=args.redis_url or plan.redis_url_from_env(), redis_port=args.redis_port,
+            workers=max(0, args.workers),
+        )
+        stack = plan.build(opts)
+    except plan.PlanError as err:
+        print(f"c4 up: {err}", file=sys.stderr)
+        return 2
+
+    color = {"auto": None, "always": True, "never": False}[args.color]
+    sink = LogSink(sys.stdout, file=data_dir / "logs" / "stack.log", color=color, raw=args.raw_logs)
+    stack_id = uuid.uuid4().hex[:12]
+    sup = Supervisor(stack.specs, sink, state_file=state_file, stack_id=stack_id,
+                     start_timeout=args.start_timeout,
+                     extra_state={**stack.summary(), "data_dir": str(data_dir), "ready": False})
+    sup.install_signal_handlers()
+
+    def on_ready() -> None:
+        sup.extra_state["ready"] = True
+        sup._write_state()
+        lines = [
+            "",
+            "Connect Four is up.",
+            f"  open      {stack.http_url}",
+            f"  bridge    {stack.bridge}   (JSON lines: {{\"cmd\":\"state\"}})",
+            f"  MCP       {stack.mcp_url}   (streamable HTTP)",
+            f"  metrics   {stack.metrics['gateway']}  engine {stack.metrics['engine']}  "
+            f"solver {stack.metrics['solver']}",
+            f"  redis     {stack.redis_url}" + ("" if stack.redis_external else f"   (data in {data_dir / 'redis'})"),
+            f"  logs      {data_dir / 'logs' / 'stack.log'}",
+            "Ctrl-C stops everything.",
+            "",
+        ]
+        with sink.lock:
+            print("\n".join(lines), flush=True)
+
+    sink.note(f"stack {stack_id}: data in {data_dir}")
+    try:
+        return sup.run(on_ready=on_ready)
+    finally:
+        sink.close()

