@@ -1,0 +1,102 @@
+"""Paired random openings.
+
+Every opening is a list of ``plies`` random legal moves from the empty board.
+Each one is played twice for every pair of players: once with each player
+making the first move after the opening, so whatever the opening gives the
+side to move cancels out over the pair of games.
+
+Openings never end the game, never leave the side to move an immediate win
+(that game would be decided by the dice, not by the players) and are
+distinct as long as enough distinct openings exist.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+
+from connect4 import STANDARD, Geometry, Position
+
+
+def random_openings(count: int, plies: int, seed: int, geometry: Geometry = STANDARD) -> list[list[int]]:
+    """``count`` openings of ``plies`` random moves each (0-based columns), reproducible from ``seed``."""
+    if count < 0 or plies < 0:
+        raise ValueError("count and plies must be >= 0")
+    if plies >= geometry.cells:
+        raise ValueError(f"an opening of {plies} plies fills a {geometry.name} board")
+    rng = random.Random(seed)
+    openings: list[list[int]] = []
+    seen: set[tuple[int, ...]] = set()
+    attempts = 0
+    while len(openings) < count:
+        attempts += 1
+        moves = _one(rng, plies, geometry)
+        if moves is None:
+            if attempts > 1000 * (count + 1):
+                raise ValueError(f"cannot draw {count} playable openings of {plies} plies")
+            continue
+        key = tuple(moves)
+        # Distinct while plenty remain; a tiny opening space (0 or 1 ply) repeats.
+        if key in seen and attempts < 50 * (count + 1):
+            continue
+        seen.add(key)
+        openings.append(moves)
+    return openings
+
+
+def _one(rng: random.Random, plies: int, g: Geometry) -> list[int] | None:
+    pos = Position(g)
+    for _ in range(plies):
+        legal = pos.legal_moves()
+        if not legal:
+            return None
+        pos.play(rng.choice(legal))
+        if pos.is_over:
+            return None
+    if pos.can_win_next():
+        return None
+    return list(pos.moves)
+
+
+@dataclass(frozen=True)
+class GameSlot:
+    """One game of a pair: opening ``opening`` with ``first`` to move after it."""
+
+    pair: int
+    opening: int
+    first: str
+    second: str
+    seed: int
+
+
+def schedule(players: list[str], games_per_pair: int, openings: list[list[int]], seed: int) -> list[GameSlot]:
+    """Round robin: for every pair (a, b), opening k is played with a first and with b first.
+
+    ``games_per_pair`` must be even and at most ``2 * len(openings)``; game
+    seeds are distinct and depend only on (seed, pair, opening, seat).
+    """
+    if len(set(players)) != len(players):
+        raise ValueError("every player may appear once; give distinct specs")
+    if games_per_pair % 2:
+        raise ValueError(f"--games must be even so every opening is played from both seats, got {games_per_pair}")
+    need = games_per_pair // 2
+    if need > len(openings):
+        raise ValueError(f"{games_per_pair} games need {need} openings, only {len(openings)} given")
+    slots = []
+    for p, (a, b) in enumerate(pairs(players)):
+        for k in range(need):
+            slots.append(GameSlot(p, k, a, b, game_seed(seed, p, k, 0)))
+            slots.append(GameSlot(p, k, b, a, game_seed(seed, p, k, 1)))
+    return slots
+
+
+def game_seed(seed: int, pair: int, opening: int, seat: int) -> int:
+    """A 32-bit seed for one game, a hash of where it sits in the schedule."""
+    digest = hashlib.sha256(f"{seed}:{pair}:{opening}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+def pairs(players: list[str]) -> list[tuple[str, str]]:
+    """Every unordered pair, in the order the players were given."""
+    return [(players[i], players[j]) for i in range(len(players)) for j in range(i + 1, len(players))]
