@@ -2,7 +2,8 @@
 
 Accepted for a move list (any mix, separated by spaces, commas or nothing
 for single-character moves):
-  ``4453``            1-based column digits (boards up to 9 columns)
+  ``4453``            1-based column digits (boards up to 9 columns; on wider
+                      boards a lone number is one move)
   ``4 4 5 3``, ``[4, 4, 5, 3]``  1-based numbers, any width
   ``d d e c``, ``ddec``          column letters a..
   ``d1 d2 e1 c1``     cells: column letter and 1-based row from the bottom;
@@ -20,7 +21,7 @@ from .errors import IllegalMove, InvalidPosition
 from .geometry import STANDARD, Geometry
 
 LETTERS = string.ascii_lowercase
-_COMPACT = re.compile(r"[a-z]\d*")  # "ddec" or "d1d2e1c1"
+_COMPACT = re.compile(r"[a-z]\d*|\d")  # "ddec", "d1d2e1c1", or one digit a move
 
 
 def column_letter(col: int) -> str:
@@ -96,14 +97,14 @@ def _tokenize(text: str, geometry: Geometry) -> list:
         return [int(p) if p.isdigit() else p for p in re.split(r"[\s,;]+", t) if p]
     if t.isdigit():  # "4453": one digit a move
         if geometry.width > 9:
-            raise InvalidPosition(f"digit strings like {t!r} need a board of at most 9 columns; separate the moves")
+            return [int(t)]  # wide boards: a lone number is one move; lists need separators
         return [int(ch) for ch in t]
     pieces, at = [], 0
     while at < len(t):
         m = _COMPACT.match(t, at)
         if not m:
             raise InvalidPosition(f"cannot read {text.strip()!r} as moves: {t[at]!r} at character {at + 1}")
-        pieces.append(m.group())
+        pieces.append(int(m.group()) if m.group().isdigit() else m.group())
         at = m.end()
     return pieces
 
