@@ -37,7 +37,7 @@ def generate(out: Path) -> None:
         text = re.sub(r"^from connect4\.v1 import", "from c4proto.connect4.v1 import", text, flags=re.M)
         path.write_text(text)
     for d in [out, *[p for p in out.rglob("*") if p.is_dir()]]:
-        (d / "__init__.py").write_text(HEADER if d != out else HEADER)
+        (d / "__init__.py").write_text(HEADER)
 
 
 def main() -> int:
