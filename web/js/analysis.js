@@ -1,0 +1,88 @@
+// The solver's view of a game: the exact score of every column of a position
+// (GET /games/{id}/analysis?ply=N), cached by position, and each move's
+// verdict: where the theoretical value changed (win -> draw, win -> loss,
+// draw -> loss). Analyses are fetched one at a time so a long game does not
+// flood the solver.
+
+import { api } from "./api.js";
+
+const cache = new Map(); // position key -> {scores: {col: score|null}, best, source} | {error}
+
+export function positionKey(state, ply) {
+  return `${state.width}x${state.height}k${state.k}:${state.moves.slice(0, ply).join(",")}`;
+}
+
+/** -> {scores:{1:..}, best, nodes, source, elapsed_ms}; throws ApiError. */
+export async function analyse(state, ply) {
+  const key = positionKey(state, ply);
+  const hit = cache.get(key);
+  if (hit && !hit.error) return hit;
+  const reply = await api.analysis(state.id, ply === state.moves.length ? undefined : ply);
+  // A gateway that ignores ?ply answers for the current position: only trust
+  // it when it says which ply it analysed or the ply is the current one.
+  if (reply.ply !== undefined ? reply.ply !== ply : ply !== state.moves.length) {
+    const err = new Error("this gateway only analyses the current position");
+    err.code = "no_history_analysis";
+    throw err;
+  }
+  const scores = {};
+  for (const c of reply.columns || []) scores[c.column] = c.score ?? null;
+  const out = { scores, best: reply.best || [], nodes: reply.nodes, source: reply.source, elapsed_ms: reply.elapsed_ms };
+  cache.set(key, out);
+  return out;
+}
+
+export function cached(state, ply) {
+  const hit = cache.get(positionKey(state, ply));
+  return hit && !hit.error ? hit : null;
+}
+
+/**
+ * The verdict on move i (0-based) of the game, from its position's analysis:
+ * {value: "win"|"draw"|"loss" before the move (mover's view), after: ...,
+ *  change: null | "win → draw" | "win → loss" | "draw → loss"}.
+ */
+export function moveVerdict(state, i) {
+  const a = cached(state, i);
+  if (!a) return null;
+  const played = a.scores[state.moves[i]];
+  const values = Object.values(a.scores).filter((s) => s !== null && s !== undefined);
+  if (played === null || played === undefined || !values.length) return null;
+  const best = Math.max(...values);
+  const kind = (s) => (s > 0 ? "win" : s < 0 ? "loss" : "draw");
+  const before = kind(best), after = kind(played);
+  return { before, after, played, best, change: before !== after ? `${before} → ${after}` : null };
+}
+
+/** Fills the cache for every position of a game, calling back after each. */
+export class GameAnalyser {
+  constructor() { this.run = 0; }
+
+  /** Analyse plies 0..n-1 of `state` in order; stops when start() is called again. */
+  async start(state, onEach, onDone) {
+    const run = ++this.run;
+    for (let i = 0; i < state.moves.length; i++) {
+      if (run !== this.run) return;
+      if (cached(state, i)) { onEach(i); continue; }
+      try {
+        await analyse(state, i);
+        onEach(i);
+      } catch (err) {
+        if (run === this.run) onDone(err);
+        return;
+      }
+    }
+    if (run === this.run) onDone(null);
+  }
+
+  stop() { this.run++; }
+}
+
+/** The index of the first move that changed the theoretical value, or -1. */
+export function firstMistake(state) {
+  for (let i = 0; i < state.moves.length; i++) {
+    const v = moveVerdict(state, i);
+    if (v && v.change) return i;
+  }
+  return -1;
+}

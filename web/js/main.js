@@ -1,0 +1,652 @@
+// The page: wires the board, the settings, the gateway (REST + WebSocket),
+// the solver's analysis and the keys together. The gateway holds the game;
+// this file keeps only what the page shows (which ply, which toggles) and
+// redraws from the latest state the gateway sent.
+
+import { api, ApiError, stateOf } from "./api.js";
+import { BoardView } from "./board.js";
+import { Game } from "./game.js";
+import { Live } from "./live.js";
+import { Settings } from "./settings.js";
+import { analyse, cached, positionKey, moveVerdict, GameAnalyser, firstMistake } from "./analysis.js";
+import { bindKeys, KEYS } from "./keyboard.js";
+import { signed, count, millis } from "./format.js";
+import { showAlert, clearAlert, alertKind, copyText } from "./ui.js";
+
+const WEB_VERSION = "0.1.0";
+const $ = (id) => document.getElementById(id);
+const COLOUR = { red: 0, yellow: 1 };
+const NAME = ["red", "yellow"];
+
+const app = {
+  st: null, // latest game state from the gateway
+  id: null,
+  token: null,
+  seat: null, // "red" | "yellow" | null (watching)
+  invite: null,
+  live: null,
+  progress: null, // engine progress for the current version
+  viewPly: null, // null: following the game; else the ply looked at
+  pending: null, // column sent, not yet confirmed
+  hintsLocal: false, // a watcher's own hint rings
+  solution: false,
+  solutionData: null,
+  cursor: null,
+  verdicts: false, // the move list shows the solver's verdicts
+  analysisNote: "",
+  recovering: false,
+};
+
+let settings, board;
+const analyser = new GameAnalyser();
+
+// ---- stored seats: the token of every game this browser plays ------------
+const store = {
+  all() { try { return JSON.parse(localStorage.getItem("c4.games") || "{}"); } catch { return {}; } },
+  get(id) { return this.all()[id] || null; },
+  put(id, v) {
+    const all = this.all();
+    all[id] = { ...(all[id] || {}), ...v, t: Date.now() };
+    // keep the 50 most recent games
+    const ids = Object.keys(all).sort((a, b) => all[b].t - all[a].t);
+    for (const old of ids.slice(50)) delete all[old];
+    try { localStorage.setItem("c4.games", JSON.stringify(all)); localStorage.setItem("c4.last", id); } catch { /* private mode */ }
+  },
+  last() { try { return localStorage.getItem("c4.last"); } catch { return null; } },
+};
+
+// ---- starting --------------------------------------------------------------
+async function boot() {
+  settings = new Settings($("settings"), { onChange: settingChanged });
+  board = new BoardView($("board"), { onColumn: (c) => play(c), onHover: () => {} });
+  bindKeys(keyActions);
+  wireButtons();
+  fillAbout();
+  loadOpponents();
+  loadVersion();
+
+  const q = new URLSearchParams(location.search);
+  const gid = q.get("game"), invite = q.get("invite");
+  if (gid && invite) await joinGame(gid, invite);
+  else if (gid) await openGame(gid, { watchIfUnknown: true });
+  else {
+    const last = store.last();
+    if (last && store.get(last)) await openGame(last, { newIfUnknown: true });
+    else await newGame();
+  }
+}
+
+async function loadOpponents(attempt = 0) {
+  try {
+    const list = await api.opponents();
+    settings.setOpponents(list);
+  } catch (err) {
+    const fallback = [{ spec: settings.v.opponent, family: "engine" }, { spec: "perfect", family: "perfect" }, { spec: "human", family: "human" }];
+    settings.setOpponents(fallback.filter((o, i, a) => a.findIndex((x) => x.spec === o.spec) === i));
+    setTimeout(() => loadOpponents(attempt + 1), Math.min(30000, 2000 * 2 ** attempt));
+  }
+}
+
+async function loadVersion() {
+  try {
+    const h = await api.health();
+    $("version").textContent = h.version ? `${h.version} (page ${WEB_VERSION})` : WEB_VERSION;
+  } catch {
+    $("version").textContent = WEB_VERSION;
+  }
+}
+
+// ---- which game ----------------------------------------------------------------
+function follow(id, token, seat) {
+  if (app.live) app.live.close();
+  analyser.stop();
+  Object.assign(app, { id, token, seat, st: null, progress: null, viewPly: null, pending: null, solutionData: null, verdicts: false, analysisNote: "" });
+  const saved = store.get(id);
+  app.invite = saved && saved.invite ? { invite: saved.invite, url: saved.inviteUrl } : null;
+  const url = new URL(location.href);
+  url.search = `?game=${encodeURIComponent(id)}`;
+  history.replaceState(null, "", url);
+  app.live = new Live(id, {
+    onState: (st) => applyState(st),
+    onProgress: (p) => progress(p),
+    onError: (e) => liveError(e),
+    onStatus: (s) => connStatus(s),
+  });
+}
+
+async function newGame() {
+  const bad = settings.sizeError();
+  if (bad) { showAlert(bad, "error"); return; }
+  const req = settings.createRequest();
+  try {
+    const reply = await api.create(req);
+    store.put(reply.state.id, { token: reply.token, seat: reply.seat, invite: reply.invite || null, inviteUrl: reply.invite_url || null });
+    follow(reply.state.id, reply.token, reply.seat);
+    clearAlert();
+    applyState(reply.state);
+  } catch (err) {
+    handleError(err, "Cannot start a game");
+    if (err.code === "network" || err.code === "service_unavailable") retryLater(() => newGame());
+  }
+}
+
+async function openGame(id, { newIfUnknown = false, watchIfUnknown = false } = {}) {
+  const saved = store.get(id);
+  try {
+    const st = await api.get(id, saved?.token);
+    const seat = st.you || null;
+    follow(id, seat ? saved.token : null, seat);
+    applyState(st);
+  } catch (err) {
+    if (err.code === "unknown_game") {
+      if (newIfUnknown) return newGame();
+      app.id = null;
+      setStatus("This game does not exist or has expired. Press N for a new game.");
+      if (watchIfUnknown) showAlert(err.message, "error");
+      return;
+    }
+    handleError(err, "Cannot load the game");
+    retryLater(() => openGame(id, { newIfUnknown, watchIfUnknown }));
+  }
+}
+
+async function joinGame(id, invite) {
+  try {
+    const reply = await api.join(id, invite);
+    store.put(id, { token: reply.token, seat: reply.seat });
+    follow(id, reply.token, reply.seat);
+    applyState(reply.state);
+    showAlert(`You joined as ${reply.seat}.`, "info", 4000);
+  } catch (err) {
+    if (err.code === "invite_used" || err.code === "bad_token") {
+      // a reload after joining, or someone else took the seat
+      if (store.get(id)?.token) return openGame(id);
+      showAlert(`${err.message} You are watching the game.`, "info");
+      return openGame(id);
+    }
+    if (err.code === "unknown_game") { showAlert(err.message, "error"); return; }
+    handleError(err, "Cannot join");
+    retryLater(() => joinGame(id, invite));
+  }
+}
+
+// ---- state from the gateway --------------------------------------------------------------
+function applyState(st) {
+  if (!st || st.id !== app.id) return;
+  const prev = app.st;
+  if (prev && st.version < prev.version) return; // stale (a reply overtaken by the WebSocket)
+  app.st = st;
+  if (prev && prev.version !== st.version) app.pending = null;
+  if (!prev) app.pending = null;
+  if (st.status !== "thinking" || (app.progress && app.progress.version !== st.version)) app.progress = null;
+  if (app.recovering && alertKind() === "down") clearAlert();
+  document.body.dataset.status = st.status;
+  document.body.dataset.version = st.version;
+  if (app.viewPly !== null && app.viewPly > st.ply) app.viewPly = null;
+  render(true);
+  refreshSolution();
+  if (st.status === "over" && !app.verdicts && st.allow_analysis !== false && st.moves.length) startVerdicts();
+  else if (app.verdicts) startVerdicts();
+}
+
+function progress(p) {
+  if (!app.st || (p.version !== undefined && p.version < app.st.version)) return;
+  app.progress = p;
+  renderStatus();
+  renderEval();
+}
+
+function liveError(e) {
+  if (e.code === "service_unavailable") {
+    showAlert(e.message || "A service is unavailable; the game is kept and continues when it is back.", "down");
+    waitReady();
+  } else if (e.code === "unknown_game") {
+    setStatus("This game does not exist or has expired. Press N for a new game.");
+  } else if (e.message) showAlert(e.message, "error", 6000);
+}
+
+function connStatus(s) {
+  const c = $("conn");
+  c.dataset.state = s;
+  c.querySelector(".conn-text").textContent = { open: "live", connecting: "connecting…", reconnecting: "reconnecting…", gone: "closed" }[s] || s;
+  if (s === "reconnecting" && !app.recovering) recover();
+}
+
+// ---- recovering from a gateway or service outage -----------------------------------------
+function retryLater(fn) {
+  setTimeout(fn, 3000);
+}
+
+async function recover() {
+  if (app.recovering) return;
+  app.recovering = true;
+  let wait = 1000;
+  while (app.id) {
+    try {
+      const st = await api.get(app.id, app.token);
+      app.recovering = false;
+      if (alertKind() === "down") clearAlert();
+      applyState(st);
+      app.live?.kick();
+      return;
+    } catch (err) {
+      if (err.code === "unknown_game") { app.recovering = false; return; }
+      if (!app.live || !app.live.isOpen) showAlert("The gateway cannot be reached. The page reconnects by itself when it is back…", "down");
+      await new Promise((r) => setTimeout(r, wait));
+      wait = Math.min(wait * 2, 10000);
+    }
+  }
+  app.recovering = false;
+}
+
+let readyPoll = null;
+function waitReady() {
+  if (readyPoll) return;
+  let wait = 1500;
+  const tick = async () => {
+    try {
+      const r = await fetch("/readyz", { cache: "no-store" });
+      if (r.ok) {
+        readyPoll = null;
+        if (alertKind() === "down") clearAlert();
+        if (app.id) { try { applyState(await api.get(app.id, app.token)); } catch { /* next event */ } }
+        app.live?.kick();
+        return;
+      }
+    } catch { /* gateway down too */ }
+    wait = Math.min(wait * 1.6, 10000);
+    readyPoll = setTimeout(tick, wait);
+  };
+  readyPoll = setTimeout(tick, wait);
+}
+
+function handleError(err, what = "") {
+  if (!(err instanceof ApiError)) { showAlert(`${what}: ${err.message}`, "error", 8000); return; }
+  if (err.state) applyState(err.state);
+  if (err.code === "network") { showAlert(err.message, "down"); recover(); return; }
+  if (err.code === "service_unavailable" || err.code === "timeout") {
+    showAlert(err.message, "down");
+    waitReady();
+    return;
+  }
+  if (err.code === "conflict") {
+    showAlert("The game changed at the same moment; showing the latest position.", "info", 5000);
+    if (app.id) api.get(app.id, app.token).then(applyState).catch(() => {});
+    return;
+  }
+  showAlert(err.message, "error", 6000);
+}
+
+// ---- actions ----------------------------------------------------------------------------------
+function refuse(msg) { showAlert(msg, "error", 4000); }
+
+async function play(col) {
+  const st = app.st;
+  if (!st) return;
+  if (app.viewPly !== null) return refuse("You are looking at an earlier position: press End to go back to the game.");
+  if (!app.seat) return refuse("You are watching this game. Press N to start your own.");
+  if (st.status === "over") return refuse("The game is over. Press N for a new game.");
+  if (app.pending !== null) return;
+  if (st.status === "thinking") return refuse("Wait for your opponent's move (U takes back your move).");
+  if (st.status === "waiting_for_player" || st.to_move !== app.seat) return refuse("It is not your turn.");
+  const game = Game.from(st);
+  if (game.canPlay(col)) { app.pending = col; render(true); }
+  try {
+    const reply = await api.move(app.id, app.token, col, st.version);
+    app.pending = null;
+    clearAlert(["error"]);
+    applyState(stateOf(reply));
+  } catch (err) {
+    app.pending = null;
+    render(false);
+    handleError(err);
+  }
+}
+
+async function undo() {
+  if (!app.st) return;
+  if (!app.seat) return refuse("You are watching this game: only its players can undo.");
+  app.viewPly = null;
+  try {
+    applyState(stateOf(await api.undo(app.id, app.token)));
+    clearAlert(["error"]);
+  } catch (err) { handleError(err); }
+}
+
+async function toggleHints() {
+  if (!app.st) return;
+  if (!app.seat) { app.hintsLocal = !app.hintsLocal; render(false); return; }
+  try { applyState(stateOf(await api.hints(app.id, app.token, !app.st.hints_on))); } catch (err) { handleError(err); }
+}
+
+function toggleSolution() {
+  app.solution = !app.solution;
+  if (!app.solution) app.solutionData = null;
+  render(false);
+  refreshSolution();
+}
+
+async function refreshSolution() {
+  const st = app.st;
+  if (!app.solution || !st) return;
+  if (st.allow_analysis === false) { app.solutionData = { key: null, error: "analysis is off for this game" }; renderStatus(); return; }
+  const ply = app.viewPly ?? st.ply;
+  const key = positionKey(st, ply);
+  const game = Game.from(st, ply);
+  if (game.isOver) { app.solutionData = { key, scores: {} }; render(false); return; }
+  const hit = cached(st, ply);
+  if (hit) { app.solutionData = { key, ...hit }; render(false); return; }
+  if (app.solutionData && app.solutionData.key === key && app.solutionData.loading) return;
+  app.solutionData = { key, loading: true };
+  render(false);
+  try {
+    const a = await analyse(st, ply);
+    if (app.solutionData?.key === key) { app.solutionData = { key, ...a }; render(false); }
+    if (app.verdicts) renderMoves();
+  } catch (err) {
+    if (app.solutionData?.key !== key) return;
+    app.solutionData = { key, error: err.message };
+    render(false);
+    if (err.code === "service_unavailable") { showAlert(err.message, "down"); waitReady(); }
+    else if (err.code === "network") recover();
+  }
+}
+
+function startVerdicts() {
+  const st = app.st;
+  if (!st || !st.moves.length) return;
+  if (st.allow_analysis === false) { app.analysisNote = "analysis is off for this game"; renderMoves(); return; }
+  app.verdicts = true;
+  app.analysisNote = "solving…";
+  renderMoves();
+  analyser.start(st, (i) => {
+    if (app.st !== st) return;
+    app.analysisNote = `solving ${i + 1}/${st.moves.length}…`;
+    renderMoves();
+  }, (err) => {
+    if (app.st !== st) return;
+    app.analysisNote = err ? `solver: ${err.message}` : "solver verdicts";
+    renderMoves();
+  });
+}
+
+function step(delta) {
+  if (!app.st) return;
+  const at = app.viewPly ?? app.st.ply;
+  view(at + delta);
+}
+
+function view(ply) {
+  if (!app.st) return;
+  ply = Math.max(0, Math.min(app.st.ply, ply));
+  app.viewPly = ply === app.st.ply ? null : ply;
+  render(false);
+  refreshSolution();
+}
+
+function jumpToMistake() {
+  const st = app.st;
+  if (!st) return;
+  const i = firstMistake(st);
+  if (i >= 0) { view(i + 1); return; }
+  if (!app.verdicts) { startVerdicts(); showAlert("Analysing the game: press M again when the verdicts are in.", "info", 4000); return; }
+  showAlert(app.analysisNote.startsWith("solver verdicts") ? "No mistake: every move kept the theoretical value." : "No mistake found yet (the solver is still working).", "info", 4000);
+}
+
+async function share() {
+  const link = $("watch-link").value;
+  if (!link) return;
+  const ok = await copyText(link, $("watch-link"));
+  showAlert(ok ? `Share link copied: ${link}` : `Share link: ${link}`, "info", 4000);
+}
+
+function settingChanged(name) {
+  if (name === "think") {
+    if (app.st && app.seat && app.st.think_ms !== settings.thinkMs && app.st.status !== "over")
+      setDetailNote(`Think time ${settings.thinkMs / 1000} s applies from the next game (N).`);
+    return;
+  }
+  const st = app.st;
+  const fresh = !st || !app.seat || st.status === "over" || st.ply === 0 || (st.ply === 1 && st.seats[NAME[0]].kind === "opponent");
+  if (fresh) newGame();
+  else setDetailNote("The new settings apply from the next game: press N (or S to swap who starts).");
+}
+
+const keyActions = {
+  column: (c) => play(c),
+  cursor: (d) => {
+    const w = app.st ? app.st.width : 7;
+    const at = app.cursor ?? Math.ceil(w / 2);
+    app.cursor = app.cursor === null ? at : ((at - 1 + d + w) % w) + 1;
+    board.setCursor(app.cursor);
+  },
+  dropCursor: () => { if (app.cursor) play(app.cursor); else keyActions.cursor(0); },
+  newGame: () => newGame(),
+  swap: () => { settings.swapStarter(); newGame(); },
+  undo: () => undo(),
+  hints: () => toggleHints(),
+  solution: () => toggleSolution(),
+  think: (f) => settings.scaleThink(f),
+  step: (d) => step(d),
+  first: () => view(0),
+  last: () => view(Infinity),
+  mistake: () => jumpToMistake(),
+  share: () => share(),
+  about: () => openAbout(),
+  escape: () => { const d = $("about"); if (d.open) d.close(); else if (app.viewPly !== null) view(Infinity); },
+};
+
+function wireButtons() {
+  $("new-game").addEventListener("click", () => newGame());
+  $("undo").addEventListener("click", () => undo());
+  $("hints").addEventListener("click", () => toggleHints());
+  $("solution").addEventListener("click", () => toggleSolution());
+  $("nav-first").addEventListener("click", () => view(0));
+  $("nav-prev").addEventListener("click", () => step(-1));
+  $("nav-next").addEventListener("click", () => step(1));
+  $("nav-last").addEventListener("click", () => view(Infinity));
+  $("analyse").addEventListener("click", () => startVerdicts());
+  $("mistake").addEventListener("click", () => jumpToMistake());
+  $("copy-watch").addEventListener("click", () => share());
+  $("copy-invite").addEventListener("click", async () => {
+    const ok = await copyText($("invite-link").value, $("invite-link"));
+    showAlert(ok ? "Invite link copied: send it to the other player." : `Invite link: ${$("invite-link").value}`, "info", 4000);
+  });
+  $("about-btn").addEventListener("click", () => openAbout());
+}
+
+function openAbout() {
+  const d = $("about");
+  if (!d.open) d.showModal();
+}
+
+function fillAbout() {
+  const t = $("keys");
+  for (const [k, what] of KEYS) {
+    const tr = t.insertRow();
+    tr.insertCell().innerHTML = k.split(", ").map((x) => `<kbd>${x}</kbd>`).join(" ");
+    tr.insertCell().textContent = what;
+  }
+}
+
+// ---- drawing ------------------------------------------------------------------------------------
+function seatName(colour, { subject = false } = {}) {
+  const st = app.st;
+  const seat = st.seats[colour] || {};
+  if (colour === app.seat) return subject ? "You" : "you";
+  if (seat.kind === "opponent") return seat.spec === "perfect" ? "Perfect" : (seat.spec || "engine");
+  if (seat.kind === "llm") return "LLM";
+  if (app.seat) return subject ? "Your opponent" : "your opponent";
+  return colour === "red" ? "Red" : "Yellow";
+}
+
+function chip(colour) { return `<span class="chip p${COLOUR[colour]}" aria-hidden="true"></span>`; }
+
+function setStatus(text) { $("status").textContent = text; }
+let detailNote = "";
+function setDetailNote(text) { detailNote = text; renderStatus(); setTimeout(() => { if (detailNote === text) { detailNote = ""; renderStatus(); } }, 6000); }
+
+function renderStatus() {
+  const st = app.st;
+  if (!st) return;
+  const status = $("status"), detail = $("detail");
+  let html = "";
+  const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+  if (st.status === "over") {
+    const r = st.result || {};
+    if (!r.winner) html = "Draw.";
+    else {
+      const loser = r.winner === "red" ? "yellow" : "red";
+      const who = seatName(r.winner, { subject: true });
+      html = `${chip(r.winner)} ${who === "You" ? "You win!" : `${esc(who)} wins.`}`;
+      if (r.reason === "resigned" || st.resigned) html += ` ${esc(seatName(loser, { subject: true }))} resigned: it proved its own loss.`;
+    }
+  } else if (st.status === "thinking" || app.pending !== null) {
+    const who = app.pending !== null ? (st.to_move === "red" ? "yellow" : "red") : st.to_move;
+    html = `${chip(who)} ${esc(seatName(who, { subject: true }))} ${app.pending !== null ? "to move…" : "is thinking…"}`;
+  } else if (st.status === "waiting_for_player") {
+    html = `${chip(st.to_move)} Waiting for the invited player to join: send them the invite link.`;
+  } else {
+    html = st.to_move === app.seat ? `${chip(st.to_move)} Your turn.` : `${chip(st.to_move)} ${esc(seatName(st.to_move, { subject: true }))} to move.`;
+  }
+  let msg = st.message || "";
+  const ls = st.last_search;
+  if (!msg && ls && ls.proven && ls.outcome === "win") msg = "Engine sees a forced win!";
+  if (msg) html += ` <strong class="message">${esc(msg)}</strong>`;
+  status.innerHTML = html;
+
+  let d = "";
+  const p = app.progress;
+  if (p && st.status === "thinking") {
+    d = `depth ${p.depth} · ${count(p.nodes)} nodes · score ${signed(p.score)}${p.best_column ? ` · best ${p.best_column}` : ""} · ${millis(p.elapsed_ms)}${p.proven ? " · proven" : ""}`;
+  } else if (ls) {
+    const parts = [`${esc(ls.player || "engine")} played ${ls.col}`, `score ${signed(ls.score)}`];
+    if (ls.depth !== undefined) parts.push(`depth ${ls.depth}`);
+    if (ls.nodes !== undefined) parts.push(`${count(ls.nodes)} nodes`);
+    if (ls.millis !== undefined) parts.push(millis(ls.millis));
+    if (ls.book) parts.push("book");
+    if (ls.proven && ls.outcome && ls.outcome !== "unknown") parts.push(`proven ${ls.outcome}`);
+    if (ls.source === "engine_fallback") parts.push("not proven in time: engine move");
+    d = parts.join(" · ");
+  }
+  if (app.solution && app.solutionData?.error) d = `Solver: ${esc(app.solutionData.error)}${d ? " — " + d : ""}`;
+  if (detailNote) d = `${esc(detailNote)}${d ? " — " + d : ""}`;
+  detail.innerHTML = d;
+}
+
+/** Eval bar: red's share; middle = balanced, full = proven win. */
+function renderEval() {
+  const st = app.st;
+  const bar = $("evalbar");
+  let v = 0, text = "0";
+  const squash = (s) => Math.tanh(s / 400) * 0.92; // a heuristic never fills the bar
+  const p = app.progress;
+  const programColour = ["red", "yellow"].find((c) => st.seats[c]?.kind === "opponent");
+  if (p && st.status === "thinking") {
+    const sign = COLOUR[st.to_move] === 0 ? 1 : -1;
+    v = sign * (p.proven ? Math.sign(p.score) : squash(p.score));
+    text = signed(p.score);
+  } else if (st.last_search) {
+    const ls = st.last_search;
+    const mover = programColour || (st.last_move ? st.last_move.color : "red");
+    const sign = mover === "red" ? 1 : -1;
+    if (ls.proven && ls.outcome === "win") { v = sign; text = "win"; }
+    else if (ls.proven && ls.outcome === "loss") { v = -sign; text = "loss"; }
+    else if (ls.proven && ls.outcome === "draw") { v = 0; text = "draw"; }
+    else { v = sign * squash(ls.score); text = signed(ls.score); }
+  }
+  if (st.status === "over") {
+    const w = st.result?.winner;
+    v = w === "red" ? 1 : w === "yellow" ? -1 : 0;
+  }
+  bar.querySelector(".eval-red").style.height = `${50 + 50 * v}%`;
+  bar.setAttribute("aria-valuenow", Math.round(v * 100));
+  bar.title = `Engine evaluation (${text}); red's side at the bottom, full = proven win`;
+  $("eval-text").textContent = text;
+}
+
+function renderMoves() {
+  const st = app.st;
+  if (!st) return;
+  const list = $("move-list");
+  list.replaceChildren();
+  const at = app.viewPly ?? st.ply;
+  const mistake = app.verdicts ? firstMistake(st) : -1;
+  st.moves.forEach((col, i) => {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.type = "button";
+    const v = app.verdicts ? moveVerdict(st, i) : null;
+    b.innerHTML = `<span class="n">${i + 1}.</span>${chip(NAME[i % 2])}<span class="c">${col}</span><span class="v"></span>`;
+    if (v) {
+      b.querySelector(".v").textContent = v.change || v.after;
+      b.title = v.change ? `Mistake: ${v.change}` : `keeps the ${v.after}`;
+      if (v.change) li.classList.add("mistake");
+    }
+    if (i === mistake) li.classList.add("first-mistake");
+    if (i + 1 === at) li.classList.add("current");
+    li.dataset.ply = i + 1;
+    b.addEventListener("click", () => view(i + 1));
+    li.appendChild(b);
+    list.appendChild(li);
+  });
+  const cur = list.querySelector(".current");
+  if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
+  $("analysis-state").textContent = app.analysisNote;
+  $("nav-first").disabled = at === 0;
+  $("nav-prev").disabled = at === 0;
+  $("nav-next").disabled = at === st.ply;
+  $("nav-last").disabled = at === st.ply;
+}
+
+function renderShare() {
+  const st = app.st;
+  const watch = st.watch_url || `${location.origin}/?game=${encodeURIComponent(st.id)}`;
+  $("watch-link").value = watch;
+  const openSeat = ["red", "yellow"].find((c) => st.seats[c]?.kind === "human" && !st.seats[c]?.joined);
+  const showInvite = app.invite && app.invite.url && openSeat;
+  $("invite-row").hidden = !showInvite;
+  if (showInvite) $("invite-link").value = app.invite.url;
+  const seatText = (c) => {
+    const s = st.seats[c] || {};
+    const who = c === app.seat ? "you" : s.kind === "opponent" ? s.spec : s.kind === "llm" ? "LLM" : s.joined === false ? "open seat" : "person";
+    return `${c === "red" ? "Red" : "Yellow"}: ${who}`;
+  };
+  $("seats").textContent = `${seatText("red")} · ${seatText("yellow")} · ${st.width} × ${st.height}, line ${st.k}${st.think_ms ? ` · ${millis(st.think_ms)} a move` : ""}`;
+  const mode = $("mode");
+  mode.hidden = !!app.seat;
+  mode.textContent = "watching";
+}
+
+function render(animate) {
+  const st = app.st;
+  if (!st) return;
+  const moves = app.pending !== null ? [...st.moves, app.pending] : st.moves;
+  const following = app.viewPly === null;
+  const game = new Game(st.width, st.height, st.k, following ? moves : st.moves.slice(0, app.viewPly));
+  const myTurn = app.seat && st.status === "to_move" && st.to_move === app.seat && app.pending === null;
+  const hintsOn = app.seat ? st.hints_on : app.hintsLocal;
+  let hints = null;
+  if (hintsOn) {
+    if (following && st.hints && app.pending === null) hints = st.hints;
+    else if (!following || !app.seat) hints = game.hints();
+  }
+  const sol = app.solution && app.solutionData && app.solutionData.key === positionKey(st, game.ply) && !app.solutionData.error ? app.solutionData : null;
+  let winLine = null;
+  if (following && st.status === "over" && st.winning_cells && st.winning_cells.length) winLine = st.winning_cells;
+  board.render(game, { interactive: following && myTurn, hints, solution: sol, animate: animate && following, winLine });
+  $("board").setAttribute("aria-label", `Connect Four board, ${st.width} × ${st.height}, ${game.ply} moves played`);
+
+  $("hints").setAttribute("aria-pressed", String(!!hintsOn));
+  $("solution").setAttribute("aria-pressed", String(app.solution));
+  $("undo").disabled = !app.seat || st.ply === 0;
+  const banner = $("history-banner");
+  banner.hidden = following;
+  if (!following) banner.textContent = `Move ${app.viewPly} of ${st.ply}: , and . step, End returns to the game.`;
+  renderStatus();
+  renderEval();
+  renderMoves();
+  renderShare();
+}
+
+boot();

@@ -1,0 +1,123 @@
+// The settings strip: who starts, opponent, board size and line length, the
+// think time. Values persist in localStorage. The think-time slider is
+// logarithmic: position p in 0..1000 means 0.05 s * 1200^(p/1000), so the
+// range 0.05 s .. 60 s has the same resolution at every scale and doubling is
+// a fixed step.
+
+import { seconds } from "./format.js";
+
+const KEY = "c4.settings";
+export const THINK_MIN = 0.05;
+export const THINK_MAX = 60;
+const SPAN = Math.log(THINK_MAX / THINK_MIN);
+
+export const toSlider = (s) => Math.round((1000 * Math.log(s / THINK_MIN)) / SPAN);
+export const fromSlider = (p) => THINK_MIN * Math.exp((SPAN * p) / 1000);
+const clampThink = (s) => Math.min(THINK_MAX, Math.max(THINK_MIN, s));
+
+const DEFAULTS = { youStart: true, opponent: "engine:1000", width: 7, height: 6, k: 4, think: 1 };
+
+export class Settings {
+  constructor(root, { onChange } = {}) {
+    this.root = root;
+    this.onChange = onChange || (() => {});
+    let saved = {};
+    try { saved = JSON.parse(localStorage.getItem(KEY) || "{}"); } catch { /* fresh */ }
+    this.v = { ...DEFAULTS, ...saved };
+    this.$ = (id) => root.querySelector(`#${id}`);
+    this.opponent = this.$("opponent");
+    this.starts = this.$("starts");
+    this.width = this.$("width");
+    this.height = this.$("height");
+    this.k = this.$("k");
+    this.think = this.$("think");
+    this.thinkOut = this.$("think-value");
+
+    this.think.min = 0; this.think.max = 1000; this.think.step = 1;
+    this.sync();
+    this.think.addEventListener("input", () => { this.v.think = fromSlider(Number(this.think.value)); this.showThink(); });
+    this.think.addEventListener("change", () => { this.save(); this.onChange("think"); });
+    this.starts.addEventListener("change", () => { this.v.youStart = this.starts.value === "you"; this.save(); this.onChange("starts"); });
+    this.opponent.addEventListener("change", () => { this.v.opponent = this.opponent.value; this.save(); this.onChange("opponent"); });
+    for (const name of ["width", "height", "k"]) {
+      this[name].addEventListener("change", () => {
+        const n = Number(this[name].value);
+        if (Number.isInteger(n)) this.v[name] = n;
+        this.save();
+        this.onChange(name);
+      });
+    }
+  }
+
+  sync() {
+    this.starts.value = this.v.youStart ? "you" : "them";
+    this.width.value = this.v.width;
+    this.height.value = this.v.height;
+    this.k.value = this.v.k;
+    this.think.value = toSlider(this.v.think);
+    this.showThink();
+    if ([...this.opponent.options].some((o) => o.value === this.v.opponent)) this.opponent.value = this.v.opponent;
+  }
+
+  showThink() {
+    this.thinkOut.textContent = seconds(this.v.think);
+    this.think.setAttribute("aria-valuetext", seconds(this.v.think));
+  }
+
+  save() { try { localStorage.setItem(KEY, JSON.stringify(this.v)); } catch { /* private mode */ } }
+
+  /** Fill the opponent list: [{spec, family, description}], weakest first. */
+  setOpponents(list) {
+    const sel = this.opponent;
+    sel.replaceChildren();
+    const groups = new Map();
+    for (const o of list) {
+      const label = o.family === "human" ? "People" : o.family === "perfect" ? "Perfect" : "Ladder";
+      if (!groups.has(label)) {
+        const g = document.createElement("optgroup");
+        g.label = label;
+        groups.set(label, g);
+        sel.appendChild(g);
+      }
+      const opt = document.createElement("option");
+      opt.value = o.spec;
+      opt.textContent = o.spec === "human" ? "another person (invite link)" : o.spec;
+      opt.title = o.description || "";
+      groups.get(label).appendChild(opt);
+    }
+    if (![...sel.options].some((o) => o.value === this.v.opponent)) {
+      const opt = document.createElement("option");
+      opt.value = this.v.opponent;
+      opt.textContent = this.v.opponent;
+      sel.prepend(opt);
+    }
+    sel.value = this.v.opponent;
+  }
+
+  /** The board size is valid when it fits a 64-bit bitboard: w*(h+1) <= 64. */
+  sizeError() {
+    const { width: w, height: h, k } = this.v;
+    if (!(w >= 1 && h >= 1)) return "width and height must be at least 1";
+    if (w * (h + 1) > 64) return `a ${w} × ${h} board is too big: width × (height + 1) must be at most 64`;
+    if (!(k >= 2) || (k > w && k > h)) return `a line of ${k} does not fit on a ${w} × ${h} board`;
+    return null;
+  }
+
+  swapStarter() { this.v.youStart = !this.v.youStart; this.sync(); this.save(); }
+
+  /** + and − double and halve the think time. */
+  scaleThink(factor) {
+    this.v.think = clampThink(this.v.think * factor);
+    this.sync();
+    this.save();
+    this.onChange("think");
+  }
+
+  get thinkMs() { return Math.round(clampThink(this.v.think) * 1000); }
+
+  /** The body of POST /api/v1/games. */
+  createRequest() {
+    const { width, height, k, opponent, youStart } = this.v;
+    return { width, height, k, opponent, you: youStart ? "red" : "yellow", think_ms: this.thinkMs, player: "human" };
+  }
+}
