@@ -1,0 +1,77 @@
+"""Fill the numba cache by starting each service until it reports SERVING.
+
+The image build runs this with ``NUMBA_CACHE_DIR`` set, so a container starts
+with every kernel its service compiles during warm-up already on disk
+(``@njit(cache=True)``): the services' own warm-up code decides what gets
+compiled, nothing is listed twice. Each service runs on a free loopback port,
+without Redis, and is stopped with SIGTERM once SERVING.
+
+    NUMBA_CACHE_DIR=/var/cache/c4/numba python deploy/warm_cache.py
+
+Exit code 0 when every service came up SERVING; 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from c4.stack.plan import free_port  # noqa: E402
+from c4.stack.probe import grpc_health  # noqa: E402
+
+SERVICES = {
+    "engine": ("engine_svc", "C4_ENGINE_"),
+    "solver": ("solver_svc", "C4_SOLVER_"),
+}
+TIMEOUT_S = float(os.environ.get("C4_WARM_TIMEOUT_S", "1800"))
+
+
+def warm(name: str, module: str, prefix: str) -> bool:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.endswith("REDIS_URL")}
+    env.update({f"{prefix}HOST": "127.0.0.1", f"{prefix}PORT": str(port), f"{prefix}METRICS_PORT": "0",
+                "PYTHONUNBUFFERED": "1"})
+    started = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-m", module], env=env, cwd=REPO)
+    try:
+        while time.monotonic() - started < TIMEOUT_S:
+            if proc.poll() is not None:
+                print(f"warm_cache: {name} exited with code {proc.returncode}", file=sys.stderr)
+                return False
+            ok, _ = grpc_health(f"127.0.0.1:{port}", "", 1.0)
+            if ok:
+                print(f"warm_cache: {name} SERVING after {time.monotonic() - started:.1f}s", file=sys.stderr)
+                return True
+            time.sleep(0.5)
+        print(f"warm_cache: {name} not SERVING after {TIMEOUT_S:.0f}s", file=sys.stderr)
+        return False
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def main() -> int:
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    if not cache:
+        print("warm_cache: NUMBA_CACHE_DIR is not set; the cache goes beside the sources", file=sys.stderr)
+    ok = all([warm(name, module, prefix) for name, (module, prefix) in SERVICES.items()])
+    if cache:
+        files = sum(1 for p in Path(cache).rglob("*") if p.suffix in (".nbi", ".nbc"))
+        print(f"warm_cache: {files} cache files in {cache}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
