@@ -1,0 +1,193 @@
+"""REST routes under ``/api/v1`` and the game WebSocket (see docs/api.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Header, Query, Request, WebSocket, WebSocketDisconnect
+from pydantic import BaseModel, Field
+
+from .errors import GameError
+from .metrics import WS_CLIENTS
+from .store import EVENTS
+
+log = logging.getLogger(__name__)
+
+router = APIRouter(prefix="/api/v1")
+
+ERRORS = {
+    400: {"description": "bad_request, illegal_column, full_column"},
+    403: {"description": "bad_token"},
+    404: {"description": "unknown_game"},
+    409: {"description": "not_your_turn, game_over, conflict"},
+    503: {"description": "service_unavailable (the game is kept)"},
+}
+
+
+class CreateGame(BaseModel):
+    width: int = Field(7, description="columns")
+    height: int = Field(6, description="rows")
+    k: int = Field(4, description="stones in a row that win")
+    opponent: str | None = Field(None, description="player spec (engine:1000, minimax:5, random, ...), perfect, or human")
+    you: Literal["red", "yellow"] | None = Field(None, description="your colour; red moves first")
+    engine_starts: bool | None = Field(None, description="same as you=yellow")
+    think_ms: int = Field(0, description="opponent's time per move, 50..60000; 0 = the spec's own time")
+    hints: bool = False
+    allow_analysis: bool = True
+    player: Literal["human", "llm"] = "human"
+
+
+class MoveBody(BaseModel):
+    column: int | str = Field(..., description="1-based column or a letter a..")
+    version: int | None = Field(None, description="the version you saw; another version gives conflict")
+    wait: bool | None = Field(None, description="false: answer right after your move")
+
+
+class HintsBody(BaseModel):
+    on: bool
+
+
+class ReplayBody(BaseModel):
+    moves: list[int | str] | str = Field(..., description="move list in any notation: [4,4,5], \"445\", \"d d e\"")
+    engine_starts: bool | None = None
+    wait: bool | None = None
+
+
+class JoinBody(BaseModel):
+    invite: str
+
+
+def games(request: Request):
+    return request.app.state.games
+
+
+def _token(header: str | None, query: str | None) -> str | None:
+    return header or query
+
+
+Token = Annotated[str | None, Header(alias="X-Player-Token", description="your player token")]
+TokenQ = Annotated[str | None, Query(alias="token", description="the player token, when a header is awkward")]
+
+
+@router.get("/opponents", summary="Every opponent you can play: the engine's ladder, perfect, human")
+async def list_opponents(request: Request) -> dict[str, Any]:
+    return {"opponents": await games(request).opponents()}
+
+
+@router.post("/games", status_code=201, summary="Create a game", responses=ERRORS)
+async def create_game(request: Request, body: CreateGame | None = None,
+                      wait: bool = Query(True)) -> dict[str, Any]:
+    body = body or CreateGame()
+    return await games(request).create(**body.model_dump(), wait=wait)
+
+
+@router.get("/games/{game_id}", summary="A game's state (anyone with the id)", responses=ERRORS)
+async def get_game(request: Request, game_id: str, x_player_token: Token = None,
+                   token: TokenQ = None) -> dict[str, Any]:
+    return await games(request).get(game_id, _token(x_player_token, token))
+
+
+@router.post("/games/{game_id}/join", summary="Take the invited seat", responses=ERRORS)
+async def join_game(request: Request, game_id: str, body: JoinBody) -> dict[str, Any]:
+    return await games(request).join(game_id, body.invite)
+
+
+@router.post("/games/{game_id}/moves", summary="Play a move; waits for the opponent's answer unless wait=false",
+             responses=ERRORS)
+async def play_move(request: Request, game_id: str, body: MoveBody, x_player_token: Token = None,
+                    token: TokenQ = None, wait: bool = Query(True)) -> dict[str, Any]:
+    w = body.wait if body.wait is not None else wait
+    return await games(request).move(game_id, _token(x_player_token, token), body.column, body.version, w)
+
+
+@router.post("/games/{game_id}/undo", summary="Back to your previous turn (also while the engine thinks)",
+             responses=ERRORS)
+async def undo(request: Request, game_id: str, x_player_token: Token = None,
+               token: TokenQ = None) -> dict[str, Any]:
+    return await games(request).undo(game_id, _token(x_player_token, token))
+
+
+@router.post("/games/{game_id}/hints", summary="Hints on or off", responses=ERRORS)
+async def hints(request: Request, game_id: str, body: HintsBody, x_player_token: Token = None,
+                token: TokenQ = None) -> dict[str, Any]:
+    return await games(request).set_hints(game_id, _token(x_player_token, token), body.on)
+
+
+@router.post("/games/{game_id}/replay", summary="Replace the move list", responses=ERRORS)
+async def replay(request: Request, game_id: str, body: ReplayBody, x_player_token: Token = None,
+                 token: TokenQ = None, wait: bool = Query(True)) -> dict[str, Any]:
+    w = body.wait if body.wait is not None else wait
+    return await games(request).replay(game_id, _token(x_player_token, token), body.moves,
+                                       body.engine_starts, w)
+
+
+@router.get("/games/{game_id}/analysis", summary="Each column's exact score from the solver", responses=ERRORS)
+async def analysis(request: Request, game_id: str, deadline_ms: int = Query(10000, ge=10, le=120000)) -> dict[str, Any]:
+    return await games(request).analysis(game_id, deadline_ms)
+
+
+# -- WebSocket ----------------------------------------------------------------------
+@router.websocket("/games/{game_id}/ws")
+async def game_ws(websocket: WebSocket, game_id: str):
+    g = websocket.app.state.games
+    await websocket.accept()
+    try:
+        state = await g.get(game_id)
+    except GameError as exc:
+        await websocket.send_json({"type": "error", "error": {"code": exc.code, "message": exc.message}})
+        await websocket.close(code=4404)
+        return
+    WS_CLIENTS.inc()
+    pubsub = g.store.redis.pubsub()
+    try:
+        await pubsub.subscribe(EVENTS.format(game_id))
+        # The state after subscribing, so no change can fall between the two.
+        state = await g.get(game_id)
+        await websocket.send_json({"type": "state", "state": state})
+        seen = state["version"]
+
+        async def pump():
+            nonlocal seen
+            async for message in pubsub.listen():
+                if message.get("type") != "message":
+                    continue
+                data = message["data"]
+                if '"type":"state"' in data[:20]:
+                    v = json.loads(data)["state"]["version"]
+                    if v <= seen:
+                        continue
+                    seen = v
+                await websocket.send_text(data)
+
+        async def reader():
+            while True:
+                text = await websocket.receive_text()
+                try:
+                    msg = json.loads(text)
+                except ValueError:
+                    continue
+                if isinstance(msg, dict) and msg.get("type") == "ping":
+                    await websocket.send_json({"type": "pong"})
+
+        tasks = [asyncio.create_task(pump()), asyncio.create_task(reader())]
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for t in done:
+                t.result()
+        finally:
+            for t in tasks:
+                t.cancel()
+    except (WebSocketDisconnect, asyncio.CancelledError):
+        pass
+    except Exception as exc:  # Redis gone, client gone: close quietly
+        log.info("websocket closed", extra={"game": game_id, "error": repr(exc)})
+    finally:
+        WS_CLIENTS.dec()
+        try:
+            await pubsub.unsubscribe()
+            await pubsub.aclose()
+        except Exception:
+            pass

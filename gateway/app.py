@@ -1,0 +1,171 @@
+"""The FastAPI application: REST, WebSocket, MCP, health, metrics, the web page,
+and (in its lifespan) the JSON socket bridge and the turn sweeper."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+import connect4
+
+from . import api
+from .bridge import Bridge
+from .errors import GameError
+from .games import Games
+from .mcp_server import build_mcp
+from .metrics import GAMES_IN_PLAY, ObservabilityMiddleware
+from .services import Services
+from .settings import GatewaySettings
+from .store import Store
+
+log = logging.getLogger(__name__)
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _error(status: int, code: str, message: str, request: Request | None = None, extra: dict | None = None):
+    if request is not None:
+        request.scope["c4_error_code"] = code
+    body = {"error": {"code": code, "message": message}}
+    if extra:
+        body.update(extra)
+    return JSONResponse(body, status_code=status)
+
+
+def _describe(errors) -> str:
+    parts = []
+    for e in errors:
+        where = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
+        if e.get("type") == "json_invalid":
+            ctx = e.get("ctx") or {}
+            return f"bad JSON: {ctx.get('error', e.get('msg'))}"
+        parts.append(f"{where}: {e.get('msg')}" if where else str(e.get("msg")))
+    return "; ".join(parts) or "bad request"
+
+
+def create_app(settings: GatewaySettings | None = None) -> FastAPI:
+    settings = settings or GatewaySettings()
+    web_dir = Path(settings.web_dir) if settings.web_dir else REPO / "web"
+    mcp = build_mcp()
+    mcp_starlette = mcp.streamable_http_app(
+        streamable_http_path="/mcp", stateless_http=True, json_response=True,
+        transport_security=_no_rebinding_check(),
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        store = Store(settings.redis_url, settings.game_ttl_s)
+        services = Services(settings.engine_addr, settings.solver_addr, settings.rpc_timeout_s, settings.rpc_retries)
+        games = Games(store, services, settings)
+        app.state.settings = settings
+        app.state.store = store
+        app.state.services = services
+        app.state.games = games
+        mcp.gateway = games  # the tools reach the games through this
+        games.start()
+        bridge = None
+        if settings.bridge_port:
+            bridge = Bridge(games, settings)
+            await bridge.start()
+            app.state.bridge = bridge
+        log.info("gateway ready", extra={"http": f"{settings.host}:{settings.port}",
+                                          "bridge": f"{settings.bridge_host}:{settings.bridge_port}"})
+        async with mcp.session_manager.run():
+            try:
+                yield
+            finally:
+                if bridge:
+                    await bridge.stop()
+                await games.stop()
+                await services.close()
+                await store.close()
+
+    app = FastAPI(
+        title="Connect Four gateway",
+        version=connect4.__version__,
+        description="Games in Redis; REST, WebSocket, a JSON socket bridge and MCP. See docs/api.md.",
+        lifespan=lifespan,
+    )
+    app.add_middleware(ObservabilityMiddleware)
+
+    @app.exception_handler(GameError)
+    async def game_error(request: Request, exc: GameError):
+        request.scope["c4_error_code"] = exc.code
+        return JSONResponse(exc.body(), status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError):
+        return _error(400, "bad_request", _describe(exc.errors()), request)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException):
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return _error(exc.status_code, code, str(exc.detail), request)
+
+    @app.exception_handler(Exception)
+    async def crash(request: Request, exc: Exception):
+        from redis.exceptions import RedisError
+
+        if isinstance(exc, (RedisError, OSError)):
+            return _error(503, "service_unavailable", f"redis unavailable: {exc}", request)
+        log.exception("unhandled error")
+        return _error(500, "internal", "internal error", request)
+
+    app.include_router(api.router)
+
+    @app.get("/healthz", tags=["health"], summary="The process runs")
+    async def healthz():
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["health"], summary="Redis and both services answer")
+    async def readyz(request: Request):
+        out = {"status": "ready", "redis": "ok"}
+        try:
+            await asyncio.wait_for(request.app.state.store.ping(), 1.5)
+        except Exception as exc:
+            out["redis"] = f"down: {exc!r}"
+        out.update(await request.app.state.services.health())
+        ok = all(out[k] == "ok" for k in ("redis", "engine", "solver"))
+        if not ok:
+            out["status"] = "not ready"
+        return JSONResponse(out, status_code=200 if ok else 503)
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics(request: Request):
+        try:
+            GAMES_IN_PLAY.set(await request.app.state.store.games_in_play())
+        except Exception:
+            pass
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+    # MCP: the SDK's streamable-HTTP endpoint as a route of this app.
+    for route in mcp_starlette.routes:
+        app.router.routes.append(route)
+
+    @app.get("/", include_in_schema=False)
+    async def index():
+        page = web_dir / "index.html"
+        if page.exists():
+            return FileResponse(page)
+        return JSONResponse({"message": "Connect Four gateway: the web page is not installed; see /docs"})
+
+    if web_dir.is_dir():
+        app.mount("/static", StaticFiles(directory=web_dir), name="static")
+    return app
+
+
+def _no_rebinding_check():
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    # Served behind the gateway's own host name (compose, proxies): the Host
+    # header is whatever the deployment uses, so the localhost-only check is off.
+    return TransportSecuritySettings(enable_dns_rebinding_protection=False)

@@ -1,0 +1,243 @@
+"""The JSON socket bridge: Connect4-rs's control-socket protocol over TCP.
+
+One JSON object per line in, one per line out, persistent connections. Each
+connection plays one game (made at its first command, or taken over with
+``attach``); the game lives in Redis like any other, so it can be watched in
+the browser at the ``watch_url`` every reply carries.
+
+Commands are looked up in :data:`COMMANDS` (name -> coroutine); a new action
+(e.g. ``learn``) is one more entry there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Awaitable, Callable
+
+from connect4 import IllegalMove, InvalidPosition, parse_column
+
+from . import model
+from .errors import GameError
+from .metrics import BRIDGE_COMMANDS
+
+log = logging.getLogger(__name__)
+
+UNKNOWN_CMD = "unknown cmd, use state | move | new | hints | replay"
+MAX_LINE = 1 << 20
+
+
+class BridgeError(Exception):
+    """A reply ``{"error": message, "state": ...}``; the connection stays open."""
+
+    def __init__(self, message: str, with_state: bool = False):
+        super().__init__(message)
+        self.message = message
+        self.with_state = with_state
+
+
+class Session:
+    """One connection's game: its id, the player token and the seat it plays."""
+
+    def __init__(self, bridge: "Bridge"):
+        self.bridge = bridge
+        self.games = bridge.games
+        self.game_id: str | None = None
+        self.token: str | None = None
+        self.human = "red"
+
+    async def reply(self, doc: dict | None = None) -> dict:
+        if doc is None:
+            doc = await self.games.store.load(self.game_id)
+        return model.bridge_state(doc, self.human, self.games.settings.public_url, self.token)
+
+    async def ensure_game(self) -> None:
+        if self.game_id is None:
+            await self.new_game(engine_starts=False)
+
+    async def new_game(self, engine_starts: bool, opponent: str | None = None, think_ms: int = 0) -> None:
+        created = await self.games.create(
+            opponent=opponent or self.games.settings.bridge_opponent, engine_starts=engine_starts,
+            think_ms=think_ms, player="llm", allow_analysis=True, wait=False)
+        self.game_id = created["state"]["id"]
+        self.token = created["token"]
+        self.human = created["seat"]
+
+    async def wait_engine(self) -> dict:
+        """Play (or wait for) the engine's turn, so the reply shows its answer."""
+        doc = await self.games.store.load(self.game_id)
+        if model.program_to_move(doc):
+            doc = await self.games.run_opponent(doc)
+        return doc
+
+    # -- commands ----------------------------------------------------------------
+    async def cmd_state(self, msg: dict) -> dict:
+        await self.ensure_game()
+        return await self.reply()
+
+    async def cmd_new(self, msg: dict) -> dict:
+        engine_starts = msg.get("engine_starts", False)
+        if not isinstance(engine_starts, bool):
+            raise BridgeError("bad json: engine_starts must be true or false")
+        think_ms = msg.get("think_ms", 0)
+        if not isinstance(think_ms, int) or isinstance(think_ms, bool):
+            raise BridgeError("bad json: think_ms must be a number")
+        opponent = msg.get("opponent")
+        if opponent is not None and not isinstance(opponent, str):
+            raise BridgeError("bad json: opponent must be a string")
+        await self.new_game(engine_starts, opponent, think_ms)
+        return await self.reply(await self.wait_engine())
+
+    async def cmd_move(self, msg: dict) -> dict:
+        await self.ensure_game()
+        doc = await self.games.store.load(self.game_id)
+        width = doc["width"]
+        col = msg.get("col")
+        try:
+            if isinstance(col, bool) or not isinstance(col, (int, str)):
+                raise InvalidPosition("not a column")
+            c = parse_column(col, model.geometry(width, doc["height"], doc["k"]))
+        except (IllegalMove, InvalidPosition):
+            raise BridgeError(f"col must be 1..{width}") from None
+        state = await self.games.move(self.game_id, self.token, c + 1, wait=True)
+        return await self.reply()
+
+    async def cmd_hints(self, msg: dict) -> dict:
+        on = msg.get("on")
+        if not isinstance(on, bool):
+            raise BridgeError("bad json: on must be true or false")
+        await self.ensure_game()
+        await self.games.set_hints(self.game_id, self.token, on)
+        return await self.reply()
+
+    async def cmd_replay(self, msg: dict) -> dict:
+        moves = msg.get("moves")
+        if not isinstance(moves, (list, str)):
+            raise BridgeError("bad json: moves must be a list of columns")
+        engine_starts = msg.get("engine_starts", False)
+        if not isinstance(engine_starts, bool):
+            raise BridgeError("bad json: engine_starts must be true or false")
+        await self.ensure_game()
+        await self.games.replay(self.game_id, self.token, moves, engine_starts, wait=True)
+        self.human = "yellow" if engine_starts else "red"
+        return await self.reply()
+
+    async def cmd_attach(self, msg: dict) -> dict:
+        game_id, token = msg.get("game"), msg.get("token")
+        if not isinstance(game_id, str) or not isinstance(token, str):
+            raise BridgeError("bad json: attach needs \"game\" and \"token\" strings")
+        doc = await self.games.store.load(game_id)
+        seat = model.seat_of(doc, token)
+        if seat is None:
+            raise BridgeError("bad token: it holds no seat in this game")
+        self.game_id, self.token, self.human = game_id, token, seat
+        return await self.reply(doc)
+
+
+COMMANDS: dict[str, Callable[[Session, dict], Awaitable[dict]]] = {
+    "state": Session.cmd_state,
+    "move": Session.cmd_move,
+    "new": Session.cmd_new,
+    "hints": Session.cmd_hints,
+    "replay": Session.cmd_replay,
+    "attach": Session.cmd_attach,
+}
+
+
+def _bridge_error(exc: GameError) -> str:
+    if exc.code in ("full_column", "game_over", "not_your_turn", "illegal_column"):
+        return f"illegal move ({exc.message})"
+    if exc.code == "unknown_game":
+        return f"unknown game: {exc.message}"
+    if exc.code == "bad_token":
+        return f"bad token: {exc.message}"
+    if exc.code == "service_unavailable":
+        return f"service unavailable: {exc.message}"
+    return f"{exc.code.replace('_', ' ')}: {exc.message}"
+
+
+class Bridge:
+    def __init__(self, games, settings):
+        self.games = games
+        self.settings = settings
+        self.server: asyncio.base_events.Server | None = None
+        self.connections: set[asyncio.Task] = set()
+
+    async def start(self) -> None:
+        self.server = await asyncio.start_server(self._serve, self.settings.bridge_host, self.settings.bridge_port,
+                                                 limit=MAX_LINE)
+        log.info("bridge listening", extra={"address": f"{self.settings.bridge_host}:{self.settings.bridge_port}"})
+
+    async def stop(self) -> None:
+        if self.server:
+            self.server.close()
+            for t in list(self.connections):
+                t.cancel()
+            try:
+                await asyncio.wait_for(self.server.wait_closed(), 2)
+            except (asyncio.TimeoutError, Exception):
+                pass
+
+    async def handle_line(self, session: Session, line: bytes) -> dict:
+        try:
+            msg = json.loads(line)
+        except ValueError as exc:
+            BRIDGE_COMMANDS.labels("?", "bad_json").inc()
+            return {"error": f"bad json: {exc}"}
+        if not isinstance(msg, dict):
+            BRIDGE_COMMANDS.labels("?", "bad_json").inc()
+            return {"error": "bad json: expected an object like {\"cmd\":\"state\"}"}
+        cmd = msg.get("cmd")
+        handler = COMMANDS.get(cmd) if isinstance(cmd, str) else None
+        if handler is None:
+            BRIDGE_COMMANDS.labels("?", "unknown").inc()
+            return {"error": UNKNOWN_CMD}
+        try:
+            out = await handler(session, msg)
+            BRIDGE_COMMANDS.labels(cmd, "ok").inc()
+            return out
+        except BridgeError as exc:
+            BRIDGE_COMMANDS.labels(cmd, "error").inc()
+            return {"error": exc.message}
+        except GameError as exc:
+            BRIDGE_COMMANDS.labels(cmd, exc.code).inc()
+            out: dict = {"error": _bridge_error(exc)}
+            if session.game_id and exc.code != "unknown_game":
+                try:
+                    out["state"] = await session.reply()
+                except GameError:
+                    pass
+            return out
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        self.connections.add(task)
+        session = Session(self)
+        try:
+            while True:
+                try:
+                    line = await reader.readline()
+                except (asyncio.LimitOverrunError, ValueError):
+                    writer.write(b'{"error":"bad json: line too long"}\n')
+                    await writer.drain()
+                    break
+                if not line:
+                    break
+                if not line.strip():
+                    continue
+                try:
+                    reply = await self.handle_line(session, line)
+                except Exception as exc:  # Redis down, ...: answer and keep the connection
+                    log.warning("bridge command failed", extra={"error": repr(exc)})
+                    reply = {"error": f"service unavailable: {exc}"}
+                writer.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
+                await writer.drain()
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            self.connections.discard(task)
+            try:
+                writer.close()
+            except Exception:
+                pass

@@ -1,0 +1,48 @@
+"""Errors a client sees: a code, a message for people, an HTTP status."""
+
+from __future__ import annotations
+
+STATUS = {
+    "bad_request": 400,
+    "illegal_column": 400,
+    "full_column": 400,
+    "bad_token": 403,
+    "analysis_disabled": 403,
+    "unknown_game": 404,
+    "not_found": 404,
+    "not_your_turn": 409,
+    "game_over": 409,
+    "conflict": 409,
+    "invite_used": 409,
+    "nothing_to_undo": 409,
+    "service_unavailable": 503,
+    "timeout": 504,
+    "service_error": 502,
+}
+
+
+class GameError(Exception):
+    """An error with a stable ``code``; ``state`` is the unchanged game when known."""
+
+    def __init__(self, code: str, message: str, state: dict | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.state = state
+
+    @property
+    def status(self) -> int:
+        return STATUS.get(self.code, 400)
+
+    def body(self) -> dict:
+        out: dict = {"error": {"code": self.code, "message": self.message}}
+        if self.state is not None:
+            out["state"] = self.state
+        return out
+
+
+class ServiceUnavailable(GameError):
+    def __init__(self, service: str, detail: str = ""):
+        msg = f"{service} service unavailable" + (f": {detail}" if detail else "")
+        super().__init__("service_unavailable", msg)
+        self.service = service

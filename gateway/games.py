@@ -1,0 +1,469 @@
+"""What can be done to a game: create, join, move, undo, hints, replay,
+analysis, and playing the opponent program's turns.
+
+Every change loads the game, checks it, and saves it with a compare-and-set on
+the version it loaded (:meth:`Store.save`), so concurrent requests from any
+number of gateways give one winner and clear ``conflict`` errors.
+
+An opponent's turn at version v is played by whoever first claims
+``(game, v)`` in Redis: normally the request that made the human move, else
+the sweeper of any gateway (after a crash or while a service was down). Its
+answer is saved with a compare-and-set on v, so an undo made while the engine
+thinks simply makes the late answer fail and be thrown away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import zlib
+
+from connect4 import Geometry, IllegalMove, InvalidGeometry, InvalidPosition, Position, parse_column, parse_moves
+from c4proto.connect4.v1 import engine_pb2
+
+from . import model
+from .errors import GameError
+from .model import COLORS, color_to_move, is_over, program_to_move, public_state
+from .services import Services
+from .settings import GatewaySettings
+from .store import Store
+
+log = logging.getLogger(__name__)
+
+OUTCOMES = {
+    engine_pb2.OUTCOME_UNKNOWN: "unknown",
+    engine_pb2.OUTCOME_WIN: "win",
+    engine_pb2.OUTCOME_DRAW: "draw",
+    engine_pb2.OUTCOME_LOSS: "loss",
+}
+RETRY_AFTER_S = 1.0  # when a service is down, the sweeper tries the turn again after this
+
+
+def _illegal(exc: Exception, state: dict | None = None) -> GameError:
+    text = str(exc)
+    if "full" in text:
+        return GameError("full_column", text, state)
+    if "over" in text:
+        return GameError("game_over", text, state)
+    if isinstance(exc, IllegalMove):
+        return GameError("illegal_column", text, state)
+    return GameError("illegal_column" if "column" in text else "bad_request", text, state)
+
+
+def verdict(score: int | None, cells: int, ply: int) -> str | None:
+    """Pons' score of a move for the side to move at ``ply`` -> "win in N" / "draw" / "loss in N"."""
+    if score is None:
+        return None
+    if score == 0:
+        return "draw"
+    last_stone = (cells + 1) // 2 + 1 - abs(score)  # the winner's stone count when it wins
+    if score > 0:
+        return f"win in {max(1, last_stone - ply // 2)}"
+    return f"loss in {max(1, last_stone - (ply + 1) // 2)}"
+
+
+class Games:
+    def __init__(self, store: Store, services: Services, settings: GatewaySettings):
+        self.store = store
+        self.services = services
+        self.settings = settings
+        self.owner = model.new_id()  # this process, for claims
+        self.running: dict[str, asyncio.Task] = {}
+        self._sweeper: asyncio.Task | None = None
+
+    # -- helpers ------------------------------------------------------------------
+    def view(self, doc: dict, you: str | None = None, pos: Position | None = None) -> dict:
+        return public_state(doc, self.settings.public_url, you, pos)
+
+    async def commit(self, doc: dict, expected: int, pos: Position | None = None) -> dict:
+        """Save ``doc`` over version ``expected``, publish it; returns the public state."""
+        doc["version"] = expected + 1
+        doc["updated"] = time.time()
+        state = self.view(doc, None, pos)
+        await self.store.save(doc, expected, {"type": "state", "state": state},
+                              pending=program_to_move(doc), active=not is_over(doc))
+        return state
+
+    def authorize(self, doc: dict, token: str | None) -> str:
+        if not token:
+            raise GameError("bad_token", "this needs your player token (header X-Player-Token)", self.view(doc))
+        seat = model.seat_of(doc, token)
+        if seat is None:
+            raise GameError("bad_token", "this token does not hold a seat in this game", self.view(doc))
+        return seat
+
+    # -- opponents ----------------------------------------------------------------
+    async def opponents(self) -> list[dict]:
+        players = list(await self.services.list_players())
+        players.append({"spec": "perfect", "family": "perfect", "takes_budget": True,
+                        "description": "the exact solver: never loses a won or drawn position "
+                                       "(falls back to the engine when it cannot prove in time)"})
+        players.append({"spec": "human", "family": "human", "takes_budget": False,
+                        "description": "another person (or agent) through an invite link"})
+        return players
+
+    async def _check_spec(self, spec: str) -> None:
+        if spec in ("perfect", "human"):
+            return
+        try:
+            players = await self.services.list_players() if self.services._players is None else self.services._players
+        except GameError:
+            return  # engine down: accept it, it is checked when the engine plays
+        family = spec.split(":", 1)[0]
+        if not any(p["spec"] == spec or p["family"] == family for p in players):
+            known = ", ".join(p["spec"] for p in players)
+            raise GameError("bad_request", f"unknown opponent {spec!r}; known: {known}, perfect, human")
+
+    # -- create / join ---------------------------------------------------------------
+    async def create(self, *, width: int = 7, height: int = 6, k: int = 4, opponent: str | None = None,
+                     you: str | None = None, engine_starts: bool | None = None, think_ms: int = 0,
+                     hints: bool = False, allow_analysis: bool = True, player: str = "human",
+                     wait: bool = True) -> dict:
+        try:
+            g = Geometry(width, height, k)
+        except InvalidGeometry as exc:
+            raise GameError("bad_request", str(exc)) from None
+        opponent = (opponent or self.settings.default_opponent).strip()
+        await self._check_spec(opponent)
+        if you is None:
+            you = "yellow" if engine_starts else "red"
+        if you not in COLORS:
+            raise GameError("bad_request", f"you must be 'red' or 'yellow', not {you!r}")
+        if player not in ("human", "llm"):
+            raise GameError("bad_request", f"player must be 'human' or 'llm', not {player!r}")
+        if think_ms and not 50 <= think_ms <= 60000:
+            raise GameError("bad_request", f"think_ms {think_ms} must be 50..60000 (or 0 for the opponent's own time)")
+        token = model.new_token()
+        invite = None
+        mine = {"kind": player, "spec": None, "joined": True, "token_hash": model.token_hash(token)}
+        if opponent == "human":
+            invite = model.new_token()
+            other = {"kind": "human", "spec": None, "joined": False, "invite_hash": model.token_hash(invite)}
+        else:
+            other = {"kind": "opponent", "spec": opponent, "joined": True}
+        them = COLORS[1 - COLORS.index(you)]
+        doc = model.new_doc(width=g.width, height=g.height, k=g.k, seats={you: mine, them: other},
+                            think_ms=int(think_ms), hints_on=bool(hints), allow_analysis=bool(allow_analysis))
+        doc["seats"] = {c: doc["seats"][c] for c in COLORS}
+        state = await self.commit(doc, 0)
+        out = {"state": state, "token": token, "seat": you, "invite": invite,
+               "invite_url": model.invite_url(self.settings.public_url, doc["id"], invite) if invite else None,
+               "watch_url": state["watch_url"]}
+        if program_to_move(doc):
+            if wait:
+                try:
+                    doc = await self.run_opponent(doc)
+                    out["state"] = self.view(doc, you)
+                except GameError as exc:  # keep the game and the token; the sweeper plays later
+                    out["state"]["message"] = exc.message
+            else:
+                self.spawn(doc["id"])
+        out["state"]["you"] = you
+        return out
+
+    async def join(self, game_id: str, invite: str | None) -> dict:
+        doc = await self.store.load(game_id)
+        for color in COLORS:
+            seat = doc["seats"][color]
+            if not seat.get("joined", True) and model.same_token(invite, seat.get("invite_hash")):
+                expected = doc["version"]
+                token = model.new_token()
+                seat.update(joined=True, token_hash=model.token_hash(token), invite_hash=None)
+                state = await self.commit(doc, expected)
+                state["you"] = color
+                return {"state": state, "token": token, "seat": color}
+        if any(model.same_token(invite, doc["seats"][c].get("invite_hash")) or
+               (invite and not doc["seats"][c].get("joined", True)) for c in COLORS):
+            raise GameError("bad_token", "this invite is not valid for this game", self.view(doc))
+        raise GameError("invite_used", "there is no open seat in this game (the invite was used)", self.view(doc))
+
+    async def get(self, game_id: str, token: str | None = None) -> dict:
+        doc = await self.store.load(game_id)
+        you = model.seat_of(doc, token) if token else None
+        return self.view(doc, you)
+
+    # -- moves -----------------------------------------------------------------------
+    async def move(self, game_id: str, token: str | None, column, version: int | None = None,
+                   wait: bool = True) -> dict:
+        doc = await self.store.load(game_id)
+        seat = self.authorize(doc, token)
+        if version is not None and version != doc["version"]:
+            raise GameError("conflict", f"the game is at version {doc['version']}, not {version}; reload and retry",
+                            self.view(doc, seat))
+        if is_over(doc):
+            raise GameError("game_over", "the game is over", self.view(doc, seat))
+        if color_to_move(doc) != seat:
+            who = doc["seats"][color_to_move(doc)]
+            why = "the opponent is thinking" if who["kind"] == "opponent" else "it is the other player's turn"
+            raise GameError("not_your_turn", f"not your turn: {why}", self.view(doc, seat))
+        pos = model.position(doc)
+        try:
+            col = parse_column(column, pos.geometry)
+            pos.play(col)
+        except (IllegalMove, InvalidPosition) as exc:
+            raise _illegal(exc, self.view(doc, seat, pos)) from None
+        expected = doc["version"]
+        doc["moves"].append(col)
+        doc["message"] = ""
+        model.settle(doc, pos)
+        try:
+            state = await self.commit(doc, expected, pos)
+        except GameError as exc:
+            if exc.code == "conflict":
+                exc.state = self.view(await self.store.load(game_id), seat)
+            raise
+        if program_to_move(doc):
+            if wait:
+                doc = await self.run_opponent(doc, you=seat)
+                return self.view(doc, seat)
+            self.spawn(game_id)
+        state["you"] = seat
+        return state
+
+    async def undo(self, game_id: str, token: str | None) -> dict:
+        doc = await self.store.load(game_id)
+        seat = self.authorize(doc, token)
+        moves = doc["moves"]
+        mine = [i for i in range(len(moves)) if COLORS[i & 1] == seat]
+        if not mine:
+            raise GameError("nothing_to_undo", "you have no move to take back", self.view(doc, seat))
+        expected = doc["version"]
+        del moves[mine[-1]:]  # back to your previous turn
+        doc["resigned"] = False
+        doc["result"] = None
+        doc["last_search"] = None
+        doc["message"] = ""
+        pos = model.position(doc)
+        model.settle(doc, pos)
+        state = await self.commit(doc, expected, pos)
+        state["you"] = seat
+        return state
+
+    async def set_hints(self, game_id: str, token: str | None, on: bool) -> dict:
+        doc = await self.store.load(game_id)
+        seat = self.authorize(doc, token)
+        expected = doc["version"]
+        doc["hints_on"] = bool(on)
+        state = await self.commit(doc, expected)
+        state = self.view(doc, seat)
+        return state
+
+    async def replay(self, game_id: str, token: str | None, moves, engine_starts: bool | None = None,
+                     wait: bool = True) -> dict:
+        doc = await self.store.load(game_id)
+        seat = self.authorize(doc, token)
+        g = model.geometry(doc["width"], doc["height"], doc["k"])
+        try:
+            cols = parse_moves(moves, g)
+            pos = Position.from_moves(cols, g)
+        except (IllegalMove, InvalidPosition) as exc:
+            raise _illegal(exc, self.view(doc, seat)) from None
+        expected = doc["version"]
+        if engine_starts is not None:
+            want = "yellow" if engine_starts else "red"
+            if want != seat:
+                doc["seats"] = {"red": doc["seats"]["yellow"], "yellow": doc["seats"]["red"]}
+                seat = want
+        doc["moves"] = cols
+        doc["resigned"] = False
+        doc["result"] = None
+        doc["last_search"] = None
+        doc["message"] = ""
+        model.settle(doc, pos)
+        state = await self.commit(doc, expected, pos)
+        if program_to_move(doc):
+            if wait:
+                doc = await self.run_opponent(doc, you=seat)
+                return self.view(doc, seat)
+            self.spawn(game_id)
+        state["you"] = seat
+        return state
+
+    async def analysis(self, game_id: str, deadline_ms: int = 10000) -> dict:
+        doc = await self.store.load(game_id)
+        if not doc["allow_analysis"]:
+            raise GameError("analysis_disabled", "analysis is not allowed in this game", self.view(doc))
+        out = {"version": doc["version"], "to_move": None if is_over(doc) else color_to_move(doc),
+               "columns": [], "best": [], "nodes": 0, "source": "", "elapsed_ms": 0.0}
+        if is_over(doc):
+            out["columns"] = [{"column": c + 1, "score": None, "verdict": None} for c in range(doc["width"])]
+            return out
+        try:
+            resp = await self.services.analyze(doc, deadline_ms)
+        except GameError as exc:
+            exc.state = self.view(doc)
+            raise
+        cells, ply = doc["width"] * doc["height"], len(doc["moves"])
+        by_col = {c.column: (c.score if c.HasField("score") else None) for c in resp.columns}
+        for c in range(1, doc["width"] + 1):
+            s = by_col.get(c)
+            out["columns"].append({"column": c, "score": s, "verdict": verdict(s, cells, ply)})
+        scores = [c["score"] for c in out["columns"] if c["score"] is not None]
+        if scores:
+            out["best"] = [c["column"] for c in out["columns"] if c["score"] == max(scores)]
+        out.update(nodes=resp.nodes, source=resp.source, elapsed_ms=resp.elapsed_ms)
+        return out
+
+    # -- the opponent program's turns ---------------------------------------------------
+    def spawn(self, game_id: str) -> None:
+        """Play pending opponent turns of a game in the background (once per process)."""
+        if game_id in self.running:
+            return
+        task = asyncio.create_task(self._background(game_id))
+        self.running[game_id] = task
+        task.add_done_callback(lambda _t: self.running.pop(game_id, None))
+
+    async def _background(self, game_id: str) -> None:
+        try:
+            doc = await self.store.load(game_id)
+        except GameError:
+            await self.store.forget_pending(game_id)
+            return
+        if not program_to_move(doc):
+            await self.store.forget_pending(game_id)
+            return
+        try:
+            await self.run_opponent(doc, wait=False)
+        except GameError as exc:
+            log.warning("opponent turn failed", extra={"game": game_id, "code": exc.code, "error": exc.message})
+        except Exception:
+            log.exception("opponent turn crashed", extra={"game": game_id})
+            await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
+
+    def _budget(self, doc: dict) -> int:
+        return int(doc["think_ms"] or 0)
+
+    async def run_opponent(self, doc: dict, wait: bool = True, you: str | None = None) -> dict:
+        """Play the opponent program's turns until a person must move; returns the doc.
+
+        ``wait=False``: give up at once when another gateway holds the turn.
+        """
+        game_id = doc["id"]
+        while program_to_move(doc):
+            v = doc["version"]
+            budget = self._budget(doc) or 1000
+            ttl_ms = 2 * budget + int(2000 * self.settings.rpc_timeout_s) + 5000
+            if not await self.store.claim(game_id, v, self.owner, ttl_ms):
+                if not wait:
+                    await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
+                    return doc
+                doc = await self.store.wait_change(game_id, v, ttl_ms / 1000)
+                if doc["version"] == v:
+                    raise GameError("timeout", "the opponent did not answer in time", self.view(doc, you))
+                continue
+            try:
+                col, search, resign = await self._think(doc)
+            except GameError as exc:
+                await self.store.release(game_id, v, self.owner)
+                await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
+                message = exc.message + "; the game is kept and the opponent moves when the service is back"
+                await self.store.publish(game_id, {"type": "error", "error": {"code": exc.code, "message": message}})
+                raise GameError(exc.code, message, self.view(doc, you)) from None
+            new = dict(doc, moves=list(doc["moves"]))
+            mover = color_to_move(doc)
+            new["last_search"] = search
+            new["message"] = search.get("message", "")
+            pos = model.position(new)
+            if resign:
+                new["resigned"] = True
+                new["result"] = {"winner": COLORS[1 - COLORS.index(mover)], "reason": "resigned"}
+            else:
+                try:
+                    pos.play(col)
+                except IllegalMove as exc:
+                    await self.store.release(game_id, v, self.owner)
+                    raise GameError("service_error", f"the opponent answered an illegal move: {exc}",
+                                    self.view(doc, you)) from None
+                new["moves"].append(col)
+                model.settle(new, pos)
+            try:
+                await self.commit(new, v, pos)
+            except GameError as exc:
+                if exc.code != "conflict":
+                    raise
+                # Changed while thinking (undo, replay): the answer is stale; look again.
+                log.info("opponent answer discarded", extra={"game": game_id, "version": v})
+                doc = await self.store.load(game_id)
+                continue
+            doc = new
+        return doc
+
+    async def _think(self, doc: dict) -> tuple[int, dict, bool]:
+        """Ask the services for the opponent's move: (0-based column, last_search, resigns)."""
+        spec = doc["seats"][color_to_move(doc)]["spec"] or "engine"
+        budget = self._budget(doc)
+        if spec == "perfect":
+            deadline = budget or 1000
+            r = await self.services.best_move(doc, deadline)
+            if r.proven and r.column:
+                outcome = "win" if r.score > 0 else "loss" if r.score < 0 else "draw"
+                cells = doc["width"] * doc["height"]
+                search = {"col": r.column, "score": r.score, "depth": 0, "nodes": r.nodes,
+                          "millis": int(r.elapsed_ms), "book": r.source == "book", "proven": True,
+                          "outcome": outcome, "plies_to_end": 0, "player": "perfect", "source": "solver",
+                          "message": {"win": "Perfect play: a forced win.", "loss": "Perfect play: lost against best play.",
+                                      "draw": "Perfect play: a draw with best play."}[outcome]}
+                search["verdict"] = verdict(r.score, cells, len(doc["moves"]))
+                return r.column - 1, search, False
+            col, search, resign = await self._engine(doc, "engine", deadline)
+            search["source"] = "engine_fallback"
+            search["message"] = "perfect could not prove this position in time: the engine's move was played"
+            return col, search, False
+        return await self._engine(doc, spec, budget)
+
+    async def _engine(self, doc: dict, spec: str, budget: int) -> tuple[int, dict, bool]:
+        seed = (zlib.crc32(doc["id"].encode()) << 8) + len(doc["moves"])
+        game_id, version = doc["id"], doc["version"]
+        if await self.services.takes_budget(spec):
+            result = None
+            async for update in self.services.think(doc, spec, budget, seed):
+                if isinstance(update, engine_pb2.DepthReport):
+                    await self.store.publish(game_id, {
+                        "type": "progress", "game": game_id, "version": version, "depth": update.depth,
+                        "nodes": update.nodes, "score": update.score, "best_column": update.best_column,
+                        "elapsed_ms": round(update.elapsed_ms, 1), "proven": update.proven})
+                else:
+                    result = update
+            if result is None:
+                raise GameError("service_error", "the engine ended its stream without a result")
+        else:
+            result = await self.services.move(doc, spec, budget, seed)
+        outcome = OUTCOMES.get(result.outcome, "unknown")
+        message = result.message
+        if result.resign:
+            message = message or f"{spec} resigns: it has proved its loss"
+        elif result.proven and outcome == "win":
+            message = "Engine sees a forced win!"
+        search = {"col": result.column, "score": result.score, "depth": result.depth, "nodes": result.nodes,
+                  "millis": int(result.elapsed_ms), "book": result.book, "proven": result.proven,
+                  "outcome": outcome, "plies_to_end": result.plies_to_end, "player": result.player or spec,
+                  "source": "engine", "message": message}
+        if not result.resign and not 1 <= result.column <= doc["width"]:
+            raise GameError("service_error", f"the engine answered column {result.column}")
+        return result.column - 1, search, result.resign
+
+    # -- sweeper: turns nobody is playing (crashed gateway, service was down) ------------
+    def start(self) -> None:
+        self._sweeper = asyncio.create_task(self._sweep())
+
+    async def stop(self) -> None:
+        tasks = list(self.running.values()) + ([self._sweeper] if self._sweeper else [])
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            try:
+                await t
+            except (asyncio.CancelledError, Exception):
+                pass
+
+    async def _sweep(self) -> None:
+        while True:
+            try:
+                await asyncio.sleep(self.settings.sweep_interval_s)
+                for game_id in await self.store.due(time.time() - 0.5):
+                    self.spawn(game_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # Redis down for a moment: try again next round
+                log.warning("sweep failed", extra={"error": repr(exc)})

@@ -1,0 +1,135 @@
+"""The MCP endpoint (``/mcp``): Connect4-rs's tools over the official SDK,
+streamable HTTP, stateless (every call carries what it needs, so any gateway
+answers it).
+
+``game`` names the game an agent plays ("default" unless given); the name maps
+to a game id and its player token in Redis (``c4:mcp:{name}``), so one agent
+can play several games and any gateway process knows them.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import TextContent
+
+import connect4
+
+from . import model
+from .errors import GameError
+from .metrics import MCP_CALLS
+
+INSTRUCTIONS = (
+    "Play Connect Four against the platform's engine. Columns are 1..7 from the left. "
+    "connect4_new starts a game (engine_starts to let the engine open), connect4_move plays your column "
+    "and returns the board after the engine's reply, connect4_state shows the board, connect4_hints "
+    "turns move hints on or off, connect4_analyze gives each column's exact score when the game allows it. "
+    "Pass game=NAME to play several games at once. Every result has a URL where a person can watch live."
+)
+
+
+def _result(state: dict, note: str = "") -> list[TextContent]:
+    text = model.board_text(state)
+    if note:
+        text = note + "\n" + text
+    summary = {k: state[k] for k in ("id", "status", "to_move", "you", "moves", "result", "last_search",
+                                     "message", "hints_on", "hints", "resigned", "version")}
+    return [
+        TextContent(type="text", text=text),
+        TextContent(type="text", text=json.dumps(summary)),
+        TextContent(type="text", text=f"watch live: {state['watch_url']}"),
+    ]
+
+
+def build_mcp() -> MCPServer:
+    mcp = MCPServer("connect4", instructions=INSTRUCTIONS, version=connect4.__version__)
+    mcp.gateway = None  # set to the Games object in the app's lifespan
+
+    async def session(name: str, create: bool = True) -> tuple[str, str]:
+        games = mcp.gateway
+        found = await games.store.mcp_get(name)
+        if found:
+            try:
+                await games.store.load(found[0])
+                return found
+            except GameError:
+                pass  # expired: make a new one
+        if not create:
+            raise ToolError(f"no game named {name!r}; start one with connect4_new")
+        return await new_game(name, engine_starts=False)
+
+    async def new_game(name: str, engine_starts: bool, opponent: str | None = None, think_ms: int = 0,
+                       allow_analysis: bool = False) -> tuple[str, str]:
+        games = mcp.gateway
+        created = await games.create(opponent=opponent or games.settings.bridge_opponent,
+                                     engine_starts=engine_starts, think_ms=think_ms, player="llm",
+                                     allow_analysis=allow_analysis)
+        await games.store.mcp_set(name, created["state"]["id"], created["token"])
+        return created["state"]["id"], created["token"]
+
+    async def run(tool: str, coro):
+        try:
+            out = await coro
+            MCP_CALLS.labels(tool, "ok").inc()
+            return out
+        except GameError as exc:
+            MCP_CALLS.labels(tool, exc.code).inc()
+            text = f"error ({exc.code}): {exc.message}"
+            if exc.state:
+                text += "\n" + model.board_text(exc.state)
+            raise ToolError(text) from None
+
+    @mcp.tool(description="Start a new game. engine_starts: the engine plays first (you are yellow). "
+                          "Optional: game (a name, to play several games), opponent (e.g. engine:1000, minimax:5, "
+                          "perfect), think_ms, allow_analysis.", structured_output=False)
+    async def connect4_new(engine_starts: bool = False, game: str = "default", opponent: str | None = None,
+                           think_ms: int = 0, allow_analysis: bool = False) -> list[TextContent]:
+        async def go():
+            gid, token = await new_game(game, engine_starts, opponent, think_ms, allow_analysis)
+            state = await mcp.gateway.get(gid, token)
+            doc = await mcp.gateway.store.load(gid)
+            if model.program_to_move(doc):
+                doc = await mcp.gateway.run_opponent(doc)
+                state = mcp.gateway.view(doc, state["you"])
+            return _result(state, f"new game {gid!r} ({game}); you are {state['you']}")
+        return await run("connect4_new", go())
+
+    @mcp.tool(description="Drop your disc in column col (1-7, left to right). Returns the board after the engine's "
+                          "reply.", structured_output=False)
+    async def connect4_move(col: int, game: str = "default") -> list[TextContent]:
+        async def go():
+            gid, token = await session(game)
+            return _result(await mcp.gateway.move(gid, token, col, wait=True))
+        return await run("connect4_move", go())
+
+    @mcp.tool(description="The current board and game state.", structured_output=False)
+    async def connect4_state(game: str = "default") -> list[TextContent]:
+        async def go():
+            gid, token = await session(game)
+            return _result(await mcp.gateway.get(gid, token))
+        return await run("connect4_state", go())
+
+    @mcp.tool(description="Turn move hints on or off (wins now, must block, loses at once).", structured_output=False)
+    async def connect4_hints(on: bool, game: str = "default") -> list[TextContent]:
+        async def go():
+            gid, token = await session(game)
+            return _result(await mcp.gateway.set_hints(gid, token, on))
+        return await run("connect4_hints", go())
+
+    @mcp.tool(description="Each column's exact score from the solver (only when the game allows analysis).",
+              structured_output=False)
+    async def connect4_analyze(game: str = "default") -> list[TextContent]:
+        async def go():
+            gid, token = await session(game)
+            analysis = await mcp.gateway.analysis(gid)
+            state = await mcp.gateway.get(gid, token)
+            lines = [f"column {c['column']}: {c['verdict'] or 'full'}" + ("" if c["score"] is None else f" (score {c['score']})")
+                     for c in analysis["columns"]]
+            out = _result(state)
+            out.insert(1, TextContent(type="text", text="analysis for the side to move:\n" + "\n".join(lines)))
+            return out
+        return await run("connect4_analyze", go())
+
+    return mcp

@@ -1,0 +1,69 @@
+"""Prometheus metrics of the gateway and the ASGI middleware that records them
+(and sets the request id of every HTTP request)."""
+
+from __future__ import annotations
+
+import time
+
+from prometheus_client import Counter, Gauge, Histogram
+
+from servicekit.logs import REQUEST_ID, REQUEST_ID_HEADER, new_request_id
+
+HTTP_REQUESTS = Counter("gateway_http_requests_total", "HTTP requests", ["method", "route", "status"])
+HTTP_ERRORS = Counter("gateway_http_errors_total", "HTTP requests answered with an error", ["route", "code"])
+HTTP_LATENCY = Histogram(
+    "gateway_http_request_seconds", "HTTP request latency", ["method", "route"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+)
+GAMES_IN_PLAY = Gauge("gateway_games_in_play", "games not finished and not expired")
+BRIDGE_COMMANDS = Counter("gateway_bridge_commands_total", "bridge commands", ["cmd", "outcome"])
+MCP_CALLS = Counter("gateway_mcp_tool_calls_total", "MCP tool calls", ["tool", "outcome"])
+WS_CLIENTS = Gauge("gateway_websocket_clients", "open WebSocket connections")
+
+
+class ObservabilityMiddleware:
+    """Pure ASGI (cheap): request id from ``x-request-id`` or new, echoed back;
+    count and latency by route template."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            if scope["type"] == "websocket":
+                rid = dict(scope.get("headers") or ()).get(REQUEST_ID_HEADER.encode())
+                token = REQUEST_ID.set(rid.decode() if rid else new_request_id())
+                try:
+                    return await self.app(scope, receive, send)
+                finally:
+                    REQUEST_ID.reset(token)
+            return await self.app(scope, receive, send)
+        rid = None
+        for k, v in scope.get("headers") or ():
+            if k == b"x-request-id":
+                rid = v.decode("latin-1")[:64]
+                break
+        rid = rid or new_request_id()
+        token = REQUEST_ID.set(rid)
+        start = time.perf_counter()
+        status = [500]
+
+        async def send_wrapper(message):
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+                message.setdefault("headers", [])
+                message["headers"] = list(message["headers"]) + [(b"x-request-id", rid.encode())]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        finally:
+            route = scope.get("route")
+            path = getattr(route, "path", None) or ("/static" if scope["path"].startswith("/static") else "other")
+            method = scope["method"]
+            HTTP_LATENCY.labels(method, path).observe(time.perf_counter() - start)
+            HTTP_REQUESTS.labels(method, path, str(status[0])).inc()
+            if status[0] >= 400:
+                code = scope.get("c4_error_code", str(status[0]))
+                HTTP_ERRORS.labels(path, code).inc()
+            REQUEST_ID.reset(token)

@@ -1,0 +1,145 @@
+"""Games in Redis: one hash per game, every change a compare-and-set on the version.
+
+Keys (``{id}`` = game id):
+  ``c4:game:{id}``      hash ``v`` (version) and ``doc`` (JSON); expires after the idle TTL
+  ``c4:events:{id}``    pub/sub channel: every change and the engine's progress
+  ``c4:pending``        sorted set: games where an opponent program must move (score = when to look)
+  ``c4:active``         sorted set: games not finished (score = last change), for metrics
+  ``c4:claim:{id}:{v}`` who plays the opponent's turn at version v (SET NX with a TTL)
+  ``c4:mcp:{name}``     hash ``id``/``token``: the game an MCP agent calls ``name``
+
+The save is one Lua script: check the version, write, refresh the TTL, update
+the pending/active sets and publish, all atomically, so two moves for the same
+turn can never both land and every watcher sees every change in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import redis.asyncio as aioredis
+
+from .errors import GameError
+
+GAME = "c4:game:{}"
+EVENTS = "c4:events:{}"
+PENDING = "c4:pending"
+ACTIVE = "c4:active"
+CLAIM = "c4:claim:{}:{}"
+MCP = "c4:mcp:{}"
+
+# KEYS: game, pending, active, channel
+# ARGV: expected version ("0" = must not exist), new version, doc, ttl, pending flag,
+#       pending score, id, message, active flag, now
+CAS = """
+local v = redis.call('HGET', KEYS[1], 'v')
+if ARGV[1] == '0' then
+  if v then return -1 end
+elseif not v then
+  return -2
+elseif v ~= ARGV[1] then
+  return -1
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'doc', ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+if ARGV[5] == '1' then
+  redis.call('ZADD', KEYS[2], ARGV[6], ARGV[7])
+else
+  redis.call('ZREM', KEYS[2], ARGV[7])
+end
+if ARGV[9] == '1' then
+  redis.call('ZADD', KEYS[3], ARGV[10], ARGV[7])
+else
+  redis.call('ZREM', KEYS[3], ARGV[7])
+end
+redis.call('PUBLISH', KEYS[4], ARGV[8])
+return 1
+"""
+
+# Release a claim only if it is still ours.
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class Store:
+    def __init__(self, url: str, ttl_s: int):
+        self.redis = aioredis.Redis.from_url(url, decode_responses=True, max_connections=256)
+        self.ttl_s = ttl_s
+        self._cas = self.redis.register_script(CAS)
+        self._release = self.redis.register_script(RELEASE)
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+
+    async def ping(self) -> bool:
+        return bool(await self.redis.ping())
+
+    async def load(self, game_id: str) -> dict:
+        raw = await self.redis.hget(GAME.format(game_id), "doc")
+        if raw is None:
+            raise GameError("unknown_game", f"no game {game_id!r} (it may have expired)")
+        return json.loads(raw)
+
+    async def save(self, doc: dict, expected: int, event: dict, pending: bool, active: bool) -> None:
+        """Write ``doc`` (its version already bumped) if the stored version is ``expected``."""
+        now = time.time()
+        res = await self._cas(
+            keys=[GAME.format(doc["id"]), PENDING, ACTIVE, EVENTS.format(doc["id"])],
+            args=[str(expected), str(doc["version"]), json.dumps(doc, separators=(",", ":")), self.ttl_s,
+                  "1" if pending else "0", now, doc["id"], json.dumps(event, separators=(",", ":")),
+                  "1" if active else "0", now],
+        )
+        if res == -2:
+            raise GameError("unknown_game", f"no game {doc['id']!r} (it may have expired)")
+        if res != 1:
+            raise GameError("conflict", "the game changed at the same moment (another move or undo); reload and retry")
+
+    async def publish(self, game_id: str, event: dict) -> None:
+        await self.redis.publish(EVENTS.format(game_id), json.dumps(event, separators=(",", ":")))
+
+    # -- who plays an opponent's turn -------------------------------------------
+    async def claim(self, game_id: str, version: int, owner: str, ttl_ms: int) -> bool:
+        return bool(await self.redis.set(CLAIM.format(game_id, version), owner, nx=True, px=ttl_ms))
+
+    async def release(self, game_id: str, version: int, owner: str) -> None:
+        await self._release(keys=[CLAIM.format(game_id, version)], args=[owner])
+
+    async def due(self, now: float, limit: int = 50) -> list[str]:
+        return await self.redis.zrangebyscore(PENDING, "-inf", now, start=0, num=limit)
+
+    async def postpone(self, game_id: str, when: float) -> None:
+        await self.redis.zadd(PENDING, {game_id: when}, xx=True)
+
+    async def forget_pending(self, game_id: str) -> None:
+        await self.redis.zrem(PENDING, game_id)
+
+    async def games_in_play(self) -> int:
+        return await self.redis.zcount(ACTIVE, time.time() - self.ttl_s, "+inf")
+
+    async def wait_change(self, game_id: str, version: int, timeout_s: float) -> dict:
+        """Poll until the game's version differs from ``version`` (rare path: another
+        gateway plays the turn); returns the latest doc."""
+        deadline = time.monotonic() + timeout_s
+        delay = 0.01
+        while True:
+            v = await self.redis.hget(GAME.format(game_id), "v")
+            if v is None:
+                raise GameError("unknown_game", f"no game {game_id!r} (it may have expired)")
+            if int(v) != version or time.monotonic() > deadline:
+                return await self.load(game_id)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.2)
+
+    # -- MCP names ---------------------------------------------------------------
+    async def mcp_get(self, name: str) -> tuple[str, str] | None:
+        got = await self.redis.hgetall(MCP.format(name))
+        return (got["id"], got["token"]) if got else None
+
+    async def mcp_set(self, name: str, game_id: str, token: str) -> None:
+        key = MCP.format(name)
+        await self.redis.hset(key, mapping={"id": game_id, "token": token})
+        await self.redis.expire(key, self.ttl_s)

@@ -1,0 +1,185 @@
+"""REST between two people (no engine needed): every bad input gets its clear
+error and leaves the game intact; 20 clients at once leave a consistent game."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+
+import httpx
+import pytest
+
+
+def new_pvp(client: httpx.Client, **extra):
+    r = client.post("/api/v1/games", json={"opponent": "human", **extra})
+    assert r.status_code == 201, r.text
+    created = r.json()
+    gid = created["state"]["id"]
+    joined = client.post(f"/api/v1/games/{gid}/join", json={"invite": created["invite"]})
+    assert joined.status_code == 200, joined.text
+    return gid, created["token"], joined.json()["token"]
+
+
+def play(client, gid, token, column, **kw):
+    return client.post(f"/api/v1/games/{gid}/moves", json={"column": column, **kw},
+                       headers={"X-Player-Token": token})
+
+
+def error_of(r: httpx.Response) -> str:
+    body = r.json()
+    assert set(body["error"]) >= {"code", "message"}, body
+    assert body["error"]["message"]
+    return body["error"]["code"]
+
+
+def test_create_join_play_and_win(client):
+    r = client.post("/api/v1/games", json={"opponent": "human"})
+    created = r.json()
+    gid = created["state"]["id"]
+    assert created["state"]["status"] == "to_move"
+    assert created["state"]["seats"]["yellow"]["joined"] is False
+    assert created["invite_url"].endswith(f"/?game={gid}&invite={created['invite']}")
+    assert created["watch_url"].endswith(f"/?game={gid}")
+    red = created["token"]
+    # Red moves, then yellow's seat is still open.
+    assert play(client, gid, red, "d").json()["status"] == "waiting_for_player"
+    j = client.post(f"/api/v1/games/{gid}/join", json={"invite": created["invite"]})
+    yellow = j.json()["token"]
+    assert j.json()["seat"] == "yellow"
+    again = client.post(f"/api/v1/games/{gid}/join", json={"invite": created["invite"]})
+    assert again.status_code == 409 and error_of(again) == "invite_used"
+    # red: d d d d ; yellow: a b c
+    for col, tok in [("a", yellow), (4, red), (2, yellow), ("4", red), (3, yellow)]:
+        assert play(client, gid, tok, col).status_code == 200
+    final = play(client, gid, red, 4).json()
+    assert final["status"] == "over"
+    assert final["result"] == {"winner": "red", "reason": "line"}
+    assert final["winning_cells"] == [[4, 1], [4, 2], [4, 3], [4, 4]]
+    assert final["rows"][-1] == "YYYR..."
+    assert final["moves"] == [4, 1, 4, 2, 4, 3, 4]
+    assert final["last_move"] == {"column": 4, "row": 4, "color": "red"}
+    over = play(client, gid, yellow, 5)
+    assert over.status_code == 409 and error_of(over) == "game_over"
+    assert over.json()["state"]["moves"] == final["moves"]
+
+
+@pytest.mark.parametrize("body,code,status", [
+    ({"column": 8}, "illegal_column", 400),
+    ({"column": 0}, "illegal_column", 400),
+    ({"column": "z"}, "illegal_column", 400),
+    ({"column": None}, "bad_request", 400),
+    ({}, "bad_request", 400),
+    ({"column": 4, "version": 99}, "conflict", 409),
+])
+def test_bad_moves_leave_the_game_intact(client, body, code, status):
+    gid, red, yellow = new_pvp(client)
+    play(client, gid, red, 4)
+    before = client.get(f"/api/v1/games/{gid}").json()
+    r = client.post(f"/api/v1/games/{gid}/moves", json=body, headers={"X-Player-Token": yellow})
+    assert r.status_code == status, r.text
+    assert error_of(r) == code
+    after = client.get(f"/api/v1/games/{gid}").json()
+    assert after["moves"] == before["moves"] == [4]
+    assert after["version"] == before["version"]
+    assert play(client, gid, yellow, 3).status_code == 200  # the game goes on
+
+
+def test_every_kind_of_refusal(client):
+    gid, red, yellow = new_pvp(client)
+    bad_json = client.post(f"/api/v1/games/{gid}/moves", content=b'{"column": 4',
+                           headers={"X-Player-Token": red, "content-type": "application/json"})
+    assert bad_json.status_code == 400 and error_of(bad_json) == "bad_request"
+    assert "JSON" in bad_json.json()["error"]["message"]
+    no_token = client.post(f"/api/v1/games/{gid}/moves", json={"column": 4})
+    assert no_token.status_code == 403 and error_of(no_token) == "bad_token"
+    wrong = play(client, gid, "not-a-token", 4)
+    assert wrong.status_code == 403 and error_of(wrong) == "bad_token"
+    turn = play(client, gid, yellow, 4)
+    assert turn.status_code == 409 and error_of(turn) == "not_your_turn"
+    unknown = play(client, "nosuchgame", red, 4)
+    assert unknown.status_code == 404 and error_of(unknown) == "unknown_game"
+    assert client.get("/api/v1/games/nosuchgame").status_code == 404
+    # Fill column 1 and try once more.
+    for i in range(6):
+        assert play(client, gid, red if i % 2 == 0 else yellow, 1).status_code == 200
+    full = play(client, gid, red, 1)
+    assert full.status_code == 400 and error_of(full) == "full_column"
+    assert "full" in full.json()["error"]["message"]
+    nothing = client.post(f"/api/v1/games/{gid}/hints", json={"on": "maybe"}, headers={"X-Player-Token": red})
+    assert nothing.status_code == 400 and error_of(nothing) == "bad_request"
+    state = client.get(f"/api/v1/games/{gid}").json()
+    assert state["moves"] == [1] * 6 and state["to_move"] == "red"
+    assert play(client, gid, red, 2).status_code == 200
+    assert client.get("/api/v1/no/such/route").json()["error"]["code"] == "not_found"
+
+
+def test_undo_hints_and_replay(client):
+    gid, red, yellow = new_pvp(client)
+    for col, tok in [(4, red), (4, yellow), (5, red)]:
+        play(client, gid, tok, col)
+    # Yellow is to move: its undo takes back red's move and its own.
+    s = client.post(f"/api/v1/games/{gid}/undo", headers={"X-Player-Token": yellow}).json()
+    assert s["moves"] == [4] and s["to_move"] == "yellow"
+    r = client.post(f"/api/v1/games/{gid}/undo", headers={"X-Player-Token": yellow})
+    assert r.status_code == 409 and error_of(r) == "nothing_to_undo"
+    # Hints: red threatens on the bottom row.
+    s = client.post(f"/api/v1/games/{gid}/replay", json={"moves": "4 4 5 5 6"},
+                    headers={"X-Player-Token": red}).json()
+    assert s["moves"] == [4, 4, 5, 5, 6] and s["to_move"] == "yellow"
+    s = client.post(f"/api/v1/games/{gid}/hints", json={"on": True}, headers={"X-Player-Token": yellow}).json()
+    assert s["hints_on"] is True
+    assert s["hints"]["must_block"] == [3, 7]
+    assert s["hints"]["next_row"] == [1, 1, 1, 3, 3, 2, 1]
+    assert set(s["hints"]["losing_moves"]) == {1, 2, 3, 4, 5, 6, 7}
+    bad = client.post(f"/api/v1/games/{gid}/replay", json={"moves": "4 4 4 4 4 4 4"},
+                      headers={"X-Player-Token": red})
+    assert bad.status_code == 400 and error_of(bad) == "full_column"
+    assert "move 7" in bad.json()["error"]["message"]
+    assert client.get(f"/api/v1/games/{gid}").json()["moves"] == [4, 4, 5, 5, 6]
+    notation = client.post(f"/api/v1/games/{gid}/replay", json={"moves": "x y z"}, headers={"X-Player-Token": red})
+    assert notation.status_code == 400
+
+
+def test_twenty_clients_at_once_leave_a_consistent_game(client, bare_gateway):
+    gid, red, yellow = new_pvp(client)
+    accepted = []
+    with cf.ThreadPoolExecutor(20) as pool, httpx.Client(base_url=bare_gateway.url, timeout=30,
+                                                         limits=httpx.Limits(max_connections=40)) as shared:
+        for turn in range(8):
+            token = red if turn % 2 == 0 else yellow
+            version = shared.get(f"/api/v1/games/{gid}").json()["version"]
+            cols = [1 + (i % 7) for i in range(20)]
+            futures = [pool.submit(play, shared, gid, token, c) for c in cols]
+            results = [f.result() for f in futures]
+            ok = [r for r in results if r.status_code == 200]
+            assert len(ok) == 1, [r.text for r in results if r.status_code != 409]
+            for r in results:
+                if r.status_code != 200:
+                    assert r.status_code == 409 and error_of(r) in ("conflict", "not_your_turn")
+            state = ok[0].json()
+            assert state["version"] == version + 1
+            accepted.append(state["moves"][-1])
+    final = client.get(f"/api/v1/games/{gid}").json()
+    assert final["moves"] == accepted
+    assert final["ply"] == 8
+    reds = sum(row.count("R") for row in final["rows"])
+    yellows = sum(row.count("Y") for row in final["rows"])
+    assert (reds, yellows) == (4, 4)
+
+
+def test_openapi_health_and_metrics(client):
+    spec = client.get("/openapi.json").json()
+    for path in ("/api/v1/games", "/api/v1/games/{game_id}/moves", "/api/v1/games/{game_id}/undo",
+                 "/api/v1/games/{game_id}/hints", "/api/v1/games/{game_id}/replay",
+                 "/api/v1/games/{game_id}/analysis", "/api/v1/opponents"):
+        assert path in spec["paths"]
+    assert client.get("/healthz").json() == {"status": "ok"}
+    ready = client.get("/readyz")
+    assert ready.status_code == 503
+    assert ready.json()["redis"] == "ok" and ready.json()["engine"].startswith("down")
+    r = client.get("/api/v1/games/nope", headers={"x-request-id": "abc123"})
+    assert r.headers["x-request-id"] == "abc123"
+    text = client.get("/metrics").text
+    assert 'gateway_http_requests_total{method="GET",route="/api/v1/games/{game_id}",status="404"}' in text
+    assert "gateway_games_in_play" in text
+    down = client.get("/api/v1/opponents")
+    assert down.status_code == 503 and error_of(down) == "service_unavailable"
