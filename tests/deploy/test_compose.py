@@ -1,0 +1,269 @@
+"""docker-compose.yml agrees with the code: services, commands, ports, health
+checks and the names of the environment variables the settings classes read.
+
+No Docker engine is needed: the file is read with PyYAML and, where a real
+Compose binary is installed (``docker compose`` or ``.venv/bin/docker-compose``,
+see .ci/run), validated and resolved by it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from pydantic import AliasChoices
+from pydantic_settings import BaseSettings
+
+REPO = Path(__file__).resolve().parents[2]
+COMPOSE_FILE = REPO / "docker-compose.yml"
+APP_SERVICES = {  # compose service -> (package holding its settings, env prefix)
+    "engine": ("engine_svc", "C4_ENGINE_"),
+    "solver": ("solver_svc", "C4_SOLVER_"),
+    "gateway": ("gateway", "C4_GATEWAY_"),
+    "bookgen-worker": ("books.bookgen", "C4_BOOKGEN_"),
+}
+# Variables the image itself reads, not a settings class.
+RUNTIME_VARS = {"PYTHONUNBUFFERED", "NUMBA_CACHE_DIR", "NUMBA_NUM_THREADS"}
+
+
+def compose_binary() -> list[str] | None:
+    """A real Compose: the docker CLI plugin, else the binary .ci/run installs."""
+    docker = shutil.which("docker")
+    if docker and subprocess.run([docker, "compose", "version"], capture_output=True).returncode == 0:
+        return [docker, "compose"]
+    for candidate in (Path(sys.executable).parent / "docker-compose", shutil.which("docker-compose")):
+        if candidate and Path(candidate).exists():
+            version = subprocess.run([str(candidate), "version"], capture_output=True, text=True)
+            if version.returncode == 0 and "v2." in version.stdout:
+                return [str(candidate)]
+    return None
+
+
+def require_compose() -> list[str]:
+    found = compose_binary()
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("no Compose binary: .ci/run installs one into .venv/bin/docker-compose")
+        pytest.skip("no Compose binary (docker compose plugin or .venv/bin/docker-compose)")
+    return found
+
+
+def clean_env() -> dict[str, str]:
+    """The environment without any variable the compose file interpolates or passes through."""
+    names = set(re.findall(r"\$\{(\w+)", COMPOSE_FILE.read_text()))
+    raw = yaml.safe_load(COMPOSE_FILE.read_text())
+    for svc in raw["services"].values():
+        names.update((svc.get("environment") or {}).keys())
+    return {k: v for k, v in os.environ.items() if k not in names and not k.startswith("COMPOSE_")}
+
+
+@pytest.fixture(scope="module")
+def raw() -> dict:
+    return yaml.safe_load(COMPOSE_FILE.read_text())
+
+
+@pytest.fixture(scope="module")
+def resolved(raw) -> dict:
+    """The model as Compose sees it (defaults interpolated), else the raw file."""
+    binary = compose_binary()
+    if binary is None:
+        return raw
+    out = subprocess.run([*binary, "-f", str(COMPOSE_FILE), "config", "--format", "json"],
+                         capture_output=True, text=True, env=clean_env(), cwd=REPO)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def settings_class(package: str, prefix: str) -> type[BaseSettings]:
+    """The pydantic settings class of a service, found by its env prefix."""
+    for name in ("settings", "config"):
+        if importlib.util.find_spec(f"{package}.{name}") is None:
+            continue
+        module = importlib.import_module(f"{package}.{name}")
+        for value in vars(module).values():
+            if (isinstance(value, type) and issubclass(value, BaseSettings) and value is not BaseSettings
+                    and value.model_config.get("env_prefix") == prefix):
+                return value
+    raise AssertionError(f"no settings class with env_prefix {prefix} in {package}.settings or .config")
+
+
+def env_names(cls: type[BaseSettings]) -> dict[str, str]:
+    """Every environment variable the class reads -> its field name."""
+    prefix = cls.model_config.get("env_prefix", "")
+    names = {}
+    for field_name, info in cls.model_fields.items():
+        alias = info.validation_alias
+        if isinstance(alias, AliasChoices):
+            for choice in alias.choices:
+                if isinstance(choice, str):
+                    names[choice.upper()] = field_name
+        elif isinstance(alias, str):
+            names[alias.upper()] = field_name
+        else:
+            names[(prefix + (info.alias or field_name)).upper()] = field_name
+    return names
+
+
+def environment(service: dict) -> dict[str, str | None]:
+    env = service.get("environment") or {}
+    if isinstance(env, list):  # the "KEY=VALUE" form
+        env = dict(item.split("=", 1) if "=" in item else (item, None) for item in env)
+    return {k: (None if v is None else str(v)) for k, v in env.items()}
+
+
+def settings_from(service: dict, cls: type[BaseSettings], monkeypatch) -> BaseSettings:
+    """The settings a container of this service gets: its compose environment only."""
+    for name in env_names(cls):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment(service).items():
+        if value is not None:
+            monkeypatch.setenv(name, value)
+    return cls()
+
+
+def grpc_target(addr: str) -> tuple[str, int]:
+    """host, port of a gRPC target such as ``dns:///engine:50051``."""
+    target = re.sub(r"^dns:(//[^/]*)?/", "", addr)
+    host, _, port = target.rpartition(":")
+    return host, int(port)
+
+
+# ---------------------------------------------------------------------------- tests
+
+
+def test_compose_binary_validates_the_file():
+    binary = require_compose()
+    out = subprocess.run([*binary, "-f", str(COMPOSE_FILE), "config", "-q"],
+                         capture_output=True, text=True, env=clean_env(), cwd=REPO)
+    assert out.returncode == 0, out.stderr
+
+
+def test_services_and_commands(resolved):
+    services = resolved["services"]
+    assert set(services) == {"redis", *APP_SERVICES}
+    for name in APP_SERVICES:
+        command = services[name]["command"]
+        assert command[:2] == ["python", "-m"], (name, command)
+        module = command[2]
+        assert importlib.util.find_spec(module) is not None, f"{name}: no module {module}"
+        if module == "c4.main":
+            from c4.main import build_parser
+
+            args = build_parser().parse_args(command[3:])
+            assert callable(args.run)
+        else:
+            assert importlib.util.find_spec(f"{module}.__main__") is not None, f"{name}: `python -m {module}`"
+
+
+def test_every_setting_name_is_read_by_the_code(resolved):
+    for service, (package, prefix) in APP_SERVICES.items():
+        cls = settings_class(package, prefix)
+        known = env_names(cls)
+        for name in environment(resolved["services"][service]):
+            if name in RUNTIME_VARS:
+                continue
+            assert name.upper() in known, f"{service}: {name} is read by no field of {cls.__name__}"
+
+
+def test_settings_parse_from_the_compose_environment(resolved, monkeypatch):
+    """What compose sets is valid for each settings class, and the wiring agrees."""
+    services = resolved["services"]
+    got = {}
+    for service, (package, prefix) in APP_SERVICES.items():
+        got[service] = settings_from(services[service], settings_class(package, prefix), monkeypatch)
+
+    engine, solver, gateway = got["engine"], got["solver"], got["gateway"]
+    for svc in (engine, solver, gateway):
+        assert svc.host == "0.0.0.0", "inside a container a service listens on the container's network"
+    assert gateway.bridge_host == "0.0.0.0"
+    assert grpc_target(gateway.engine_addr) == ("engine", engine.port)
+    assert grpc_target(gateway.solver_addr) == ("solver", solver.port)
+    assert gateway.engine_addr.startswith("dns:///") and gateway.solver_addr.startswith("dns:///"), \
+        "dns:/// so gRPC resolves every replica of a scaled service"
+    # Redis is the compose service for every process that uses it.
+    assert gateway.redis_url.startswith("redis://redis:6379")
+    assert solver.redis_url.startswith("redis://redis:6379")
+    assert got["bookgen-worker"].redis_url.startswith("redis://redis:6379")
+
+    # Ports: what each service listens on is what is exposed, checked and published.
+    for name, svc in (("engine", engine), ("solver", solver)):
+        exposed = {str(p).split("/")[0] for p in services[name].get("expose", [])}
+        assert {str(svc.port), str(svc.metrics_port)} <= exposed, name
+        test = services[name]["healthcheck"]["test"]
+        assert test[:5] == ["CMD", "python", "-m", "c4.stack.probe", "grpc"] and \
+            test[5] == f"127.0.0.1:{svc.port}", (name, test)
+    test = services["gateway"]["healthcheck"]["test"]
+    assert test[-1] == f"http://127.0.0.1:{gateway.port}/readyz", test
+    targets = set()
+    for entry in services["gateway"]["ports"]:
+        if isinstance(entry, dict):
+            targets.add(int(entry["target"]))
+        else:
+            targets.add(int(str(entry).rsplit(":", 1)[-1].split("/")[0]))
+    assert targets == {gateway.port, gateway.bridge_port}
+
+
+def test_published_ports_are_on_loopback_by_default(raw, resolved):
+    for name, service in resolved["services"].items():
+        for entry in service.get("ports", []):
+            if isinstance(entry, dict):
+                assert entry.get("host_ip") == "127.0.0.1", (name, entry)
+            else:
+                assert str(entry).startswith("127.0.0.1:") or "${C4_BIND:-127.0.0.1}" in str(entry), (name, entry)
+        if name != "gateway":
+            assert not service.get("ports"), f"{name} needs no published port"
+    for entry in raw["services"]["gateway"]["ports"]:
+        assert str(entry).startswith("${C4_BIND:-127.0.0.1}:"), "the bind address is a variable"
+
+
+def test_health_dependencies_restart(resolved):
+    services = resolved["services"]
+    for name, service in services.items():
+        assert service.get("healthcheck", {}).get("test"), f"{name} has no health check"
+        assert service.get("restart") in ("unless-stopped", "always", "on-failure"), name
+        assert "container_name" not in service, f"{name}: a fixed name forbids --scale"
+        for dep, spec in (service.get("depends_on") or {}).items():
+            assert dep in services
+            assert spec["condition"] == "service_healthy", (name, dep)
+    assert set(services["gateway"]["depends_on"]) == {"redis", "engine", "solver"}
+    assert "redis" in services["bookgen-worker"]["depends_on"]
+    assert "redis-cli" in " ".join(services["redis"]["healthcheck"]["test"])
+
+
+def test_redis_persists_on_a_named_volume(resolved):
+    redis = resolved["services"]["redis"]
+    command = redis["command"]
+    command = command if isinstance(command, list) else command.split()
+    assert command[command.index("--appendonly") + 1] == "yes"
+    volumes = redis["volumes"]
+    mounts = [(v["source"], v["target"]) if isinstance(v, dict) else tuple(v.split(":")[:2]) for v in volumes]
+    assert any(target == "/data" and source in resolved.get("volumes", {}) for source, target in mounts), mounts
+
+
+def test_passed_through_settings_have_working_defaults(raw, monkeypatch):
+    """A variable listed without a value is left to the code's default: that default must load."""
+    for service, (package, prefix) in APP_SERVICES.items():
+        cls = settings_class(package, prefix)
+        for name in env_names(cls):
+            monkeypatch.delenv(name, raising=False)
+        cls()  # every default usable
+
+
+def test_dockerfile_warms_the_numba_cache():
+    text = (REPO / "Dockerfile").read_text()
+    assert re.search(r"^FROM python:3\.11-slim", text, re.M)
+    cache = re.search(r"NUMBA_CACHE_DIR=(\S+)", text).group(1)
+    assert cache.startswith("/") and "deploy/warm_cache.py" in text
+    assert re.search(r"^USER (?!root)\w+", text, re.M), "services run as a non-root user"
+    assert (REPO / "deploy" / "warm_cache.py").exists()
+    ignored = (REPO / ".dockerignore").read_text().split()
+    assert {".venv", ".git", "data"} <= set(ignored)
