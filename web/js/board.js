@@ -46,7 +46,11 @@ export class BoardView {
     const svg = this.svg;
     svg.replaceChildren();
     const W = width * CELL, H = height * CELL;
-    svg.setAttribute("viewBox", `0 0 ${W} ${TOP + H + BOTTOM}`);
+    const PAD = 6; // room for the frame's stroke
+    svg.setAttribute("viewBox", `${-PAD} 0 ${W + 2 * PAD} ${TOP + H + BOTTOM}`);
+    svg.style.setProperty("--ratio", String((W + 2 * PAD) / (TOP + H + BOTTOM)));
+    // the eval bar beside the board lines up with the frame, not the strips
+    svg.parentElement?.style.setProperty("--board-rows", `${TOP}fr ${H}fr ${BOTTOM}fr`);
     svg.dataset.width = width;
     svg.dataset.height = height;
 
@@ -217,9 +221,9 @@ export class BoardView {
     const sol = this.view.solution;
     if (!sol) return;
     const game = this.game;
-    if (sol.loading) {
+    if (sol.loading || sol.error) {
       const t = el("text", { class: "sol-loading", x: (game.width * CELL) / 2, y: TOP / 2 + 8 }, layer);
-      t.textContent = "solving…";
+      t.textContent = sol.loading ? "solving…" : `solver: ${sol.error}`;
       return;
     }
     const scores = sol.scores || {};

@@ -55,3 +55,11 @@ export function verdictText(v) {
   if (v.kind === "draw") return "draw";
   return `${v.kind} in ${v.n}`;
 }
+
+/** An engine score: heuristic scores are small; beyond 100000 they are proven
+ * (engine_svc/search.py: MATE + cells + 1 - the stone number that wins). */
+export function engineScore(score) {
+  if (score === null || score === undefined) return "–";
+  if (Math.abs(score) > 100000) return score > 0 ? "forced win" : "forced loss";
+  return signed(score);
+}

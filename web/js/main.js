@@ -10,10 +10,11 @@ import { Live } from "./live.js";
 import { Settings } from "./settings.js";
 import { analyse, cached, positionKey, moveVerdict, GameAnalyser, firstMistake } from "./analysis.js";
 import { bindKeys, KEYS } from "./keyboard.js";
-import { signed, count, millis } from "./format.js";
+import { signed, count, millis, seconds, engineScore } from "./format.js";
 import { showAlert, clearAlert, alertKind, copyText } from "./ui.js";
 
 const WEB_VERSION = "0.1.0";
+const MATE = 100000; // engine scores beyond this are proven (engine_svc/search.py)
 const $ = (id) => document.getElementById(id);
 const COLOUR = { red: 0, yellow: 1 };
 const NAME = ["red", "yellow"];
@@ -518,9 +519,9 @@ function renderStatus() {
   let d = "";
   const p = app.progress;
   if (p && st.status === "thinking") {
-    d = `depth ${p.depth} · ${count(p.nodes)} nodes · score ${signed(p.score)}${p.best_column ? ` · best ${p.best_column}` : ""} · ${millis(p.elapsed_ms)}${p.proven ? " · proven" : ""}`;
+    d = `depth ${p.depth} · ${count(p.nodes)} nodes · score ${engineScore(p.score)}${p.best_column ? ` · best ${p.best_column}` : ""} · ${millis(p.elapsed_ms)}${p.proven ? " · proven" : ""}`;
   } else if (ls) {
-    const parts = [`${esc(ls.player || "engine")} played ${ls.col}`, `score ${signed(ls.score)}`];
+    const parts = [`${esc(ls.player || "engine")} played ${ls.col}`, `score ${engineScore(ls.score)}`];
     if (ls.depth !== undefined) parts.push(`depth ${ls.depth}`);
     if (ls.nodes !== undefined) parts.push(`${count(ls.nodes)} nodes`);
     if (ls.millis !== undefined) parts.push(millis(ls.millis));
@@ -529,7 +530,6 @@ function renderStatus() {
     if (ls.source === "engine_fallback") parts.push("not proven in time: engine move");
     d = parts.join(" · ");
   }
-  if (app.solution && app.solutionData?.error) d = `Solver: ${esc(app.solutionData.error)}${d ? " — " + d : ""}`;
   if (detailNote) d = `${esc(detailNote)}${d ? " — " + d : ""}`;
   detail.innerHTML = d;
 }
@@ -539,13 +539,14 @@ function renderEval() {
   const st = app.st;
   const bar = $("evalbar");
   let v = 0, text = "0";
-  const squash = (s) => Math.tanh(s / 400) * 0.92; // a heuristic never fills the bar
+  // a heuristic score never fills the bar; a proven one (beyond MATE) does
+  const squash = (s) => (Math.abs(s) > MATE ? Math.sign(s) : Math.tanh(s / 150) * 0.9);
   const p = app.progress;
   const programColour = ["red", "yellow"].find((c) => st.seats[c]?.kind === "opponent");
   if (p && st.status === "thinking") {
     const sign = COLOUR[st.to_move] === 0 ? 1 : -1;
     v = sign * (p.proven ? Math.sign(p.score) : squash(p.score));
-    text = signed(p.score);
+    text = engineScore(p.score);
   } else if (st.last_search) {
     const ls = st.last_search;
     const mover = programColour || (st.last_move ? st.last_move.color : "red");
@@ -553,7 +554,7 @@ function renderEval() {
     if (ls.proven && ls.outcome === "win") { v = sign; text = "win"; }
     else if (ls.proven && ls.outcome === "loss") { v = -sign; text = "loss"; }
     else if (ls.proven && ls.outcome === "draw") { v = 0; text = "draw"; }
-    else { v = sign * squash(ls.score); text = signed(ls.score); }
+    else { v = sign * squash(ls.score); text = engineScore(ls.score); }
   }
   if (st.status === "over") {
     const w = st.result?.winner;
@@ -612,7 +613,7 @@ function renderShare() {
     const who = c === app.seat ? "you" : s.kind === "opponent" ? s.spec : s.kind === "llm" ? "LLM" : s.joined === false ? "open seat" : "person";
     return `${c === "red" ? "Red" : "Yellow"}: ${who}`;
   };
-  $("seats").textContent = `${seatText("red")} · ${seatText("yellow")} · ${st.width} × ${st.height}, line ${st.k}${st.think_ms ? ` · ${millis(st.think_ms)} a move` : ""}`;
+  $("seats").textContent = `${seatText("red")} · ${seatText("yellow")} · ${st.width} × ${st.height}, line ${st.k}${st.think_ms && st.seats[NAME[0]].kind + st.seats[NAME[1]].kind !== "humanhuman" ? ` · ${seconds(st.think_ms / 1000)} a move` : ""}`;
   const mode = $("mode");
   mode.hidden = !!app.seat;
   mode.textContent = "watching";
@@ -631,7 +632,7 @@ function render(animate) {
     if (following && st.hints && app.pending === null) hints = st.hints;
     else if (!following || !app.seat) hints = game.hints();
   }
-  const sol = app.solution && app.solutionData && app.solutionData.key === positionKey(st, game.ply) && !app.solutionData.error ? app.solutionData : null;
+  const sol = app.solution && app.solutionData && app.solutionData.key === positionKey(st, game.ply) ? app.solutionData : null;
   let winLine = null;
   if (following && st.status === "over" && st.winning_cells && st.winning_cells.length) winLine = st.winning_cells;
   board.render(game, { interactive: following && myTurn, hints, solution: sol, animate: animate && following, winLine });
