@@ -1,0 +1,170 @@
+"""WebSocket watchers, the bridge's protocol and errors, and the MCP endpoint
+(through the SDK's own client over HTTP and through ``c4 mcp-stdio``), on a
+gateway whose engine and solver are down (what needs them is in test_services)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import sys
+
+import httpx
+import pytest
+from websockets.sync.client import connect as ws_connect
+
+from tests.gateway.helpers import new_pvp, play
+
+
+class BridgeClient:
+    def __init__(self, port: int):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+        self.file = self.sock.makefile("rwb")
+
+    def raw(self, line: bytes) -> dict:
+        self.file.write(line + b"\n")
+        self.file.flush()
+        return json.loads(self.file.readline())
+
+    def send(self, msg: dict) -> dict:
+        return self.raw(json.dumps(msg).encode())
+
+    def close(self):
+        self.file.close()
+        self.sock.close()
+
+
+@pytest.fixture
+def bridge(bare_gateway):
+    c = BridgeClient(bare_gateway.bridge_port)
+    yield c
+    c.close()
+
+
+def test_websocket_state_on_connect_then_every_move(client, bare_gateway):
+    gid, red, yellow = new_pvp(client)
+    url = f"ws://127.0.0.1:{bare_gateway.port}/api/v1/games/{gid}/ws"
+    with ws_connect(url, open_timeout=10) as ws:
+        first = json.loads(ws.recv(timeout=10))
+        assert first["type"] == "state" and first["state"]["id"] == gid and first["state"]["moves"] == []
+        play(client, gid, red, 4)
+        play(client, gid, yellow, 3)
+        seen = [json.loads(ws.recv(timeout=10)) for _ in range(2)]
+        assert [m["state"]["moves"] for m in seen] == [[4], [4, 3]]
+        assert all(m["state"]["you"] is None for m in seen)
+        client.post(f"/api/v1/games/{gid}/undo", headers={"X-Player-Token": yellow})
+        assert json.loads(ws.recv(timeout=10))["state"]["moves"] == [4]
+        ws.send(json.dumps({"type": "ping"}))
+        assert json.loads(ws.recv(timeout=10)) == {"type": "pong"}
+    with ws_connect(f"ws://127.0.0.1:{bare_gateway.port}/api/v1/games/nope/ws", open_timeout=10) as ws:
+        msg = json.loads(ws.recv(timeout=10))
+        assert msg["type"] == "error" and msg["error"]["code"] == "unknown_game"
+
+
+def test_bridge_errors_keep_the_connection_and_the_game(bridge, bare_gateway):
+    assert bridge.raw(b"{not json").get("error", "").startswith("bad json: ")
+    assert bridge.send({"cmd": "dance"}) == {"error": "unknown cmd, use state | move | new | hints | replay"}
+    assert bridge.raw(b"[1,2]")["error"].startswith("bad json")
+    assert bridge.send({"nocmd": 1}) == {"error": "unknown cmd, use state | move | new | hints | replay"}
+    s = bridge.send({"cmd": "state"})
+    assert s["status"] == "human_to_move" and s["human"] == "red" and s["to_move"] == "red"
+    assert s["rows"] == ["......."] * 6 and s["history"] == [] and s["last_search"] is None
+    assert s["watch_url"] == f"{bare_gateway.url}/?game={s['game']}"
+    for bad in (0, 8, "x", None, 2.5, True):
+        assert bridge.send({"cmd": "move", "col": bad}) == {"error": "col must be 1..7"}
+    assert bridge.send({"cmd": "move"}) == {"error": "col must be 1..7"}
+    # A position where yellow (the engine's seat) is to move after a replay would need the
+    # engine; replay with an even number of moves leaves the human to move.
+    r = bridge.send({"cmd": "replay", "moves": [4, 4, 4, 4, 4, 4], "engine_starts": False})
+    assert r["history"] == [4] * 6 and r["status"] == "human_to_move"
+    assert r["rows"][0] == "...Y..." and r["rows"][-1] == "...R..."
+    full = bridge.send({"cmd": "move", "col": 4})
+    assert full["error"] == "illegal move (column 4 is full)"
+    assert full["state"]["history"] == [4] * 6
+    bad_replay = bridge.send({"cmd": "replay", "moves": [1, 9]})
+    assert bad_replay["error"].startswith("illegal move (")
+    h = bridge.send({"cmd": "hints", "on": True})
+    assert h["hints"] == {"next_row": [1, 1, 1, None, 1, 1, 1], "winning_moves": [], "must_block": [],
+                          "losing_moves": []}
+    assert bridge.send({"cmd": "hints", "on": "yes"})["error"].startswith("bad json")
+    assert bridge.send({"cmd": "state"})["history"] == [4] * 6  # intact after all of that
+
+
+def test_bridge_attach_and_watch(bridge, client, bare_gateway):
+    gid, red, yellow = new_pvp(client)
+    assert bridge.send({"cmd": "attach", "game": gid, "token": "wrong"})["error"].startswith("bad token")
+    assert bridge.send({"cmd": "attach", "game": "nope", "token": red})["error"].startswith("unknown game")
+    a = bridge.send({"cmd": "attach", "game": gid, "token": yellow})
+    assert a["game"] == gid and a["human"] == "yellow" and a["status"] == "thinking"
+    play(client, gid, red, 5)
+    s = bridge.send({"cmd": "state"})
+    assert s["status"] == "human_to_move" and s["history"] == [5]
+    # The bridge's game is the REST game: a move here shows there.
+    other = BridgeClient(bare_gateway.bridge_port)
+    try:
+        other.send({"cmd": "attach", "game": gid, "token": red})
+        turn = other.send({"cmd": "move", "col": 1})
+        assert turn["error"].startswith("illegal move (not your turn")
+    finally:
+        other.close()
+    # Yellow moves through the bridge: red (a person) is to move now.
+    m = bridge.send({"cmd": "move", "col": 5})
+    assert m["history"] == [5, 5] and m["status"] == "thinking"
+    assert client.get(f"/api/v1/games/{gid}").json()["moves"] == [5, 5]
+
+
+def _texts(result) -> list[str]:
+    return [c.text for c in result.content]
+
+
+def test_mcp_over_http(bare_gateway):
+    from mcp import Client
+
+    async def go():
+        async with Client(f"{bare_gateway.url}/mcp") as mcp:
+            names = {t.name for t in (await mcp.list_tools()).tools}
+            assert {"connect4_new", "connect4_move", "connect4_state", "connect4_hints",
+                    "connect4_analyze"} <= names
+            r = await mcp.call_tool("connect4_new", {"engine_starts": False, "game": "mcp-a"})
+            assert not r.is_error, _texts(r)
+            board, state_json, url = _texts(r)
+            assert board.splitlines()[-1] == "1 2 3 4 5 6 7"
+            assert board.splitlines()[-2] == ". . . . . . ."
+            state = json.loads(state_json)
+            assert state["status"] == "to_move" and state["you"] == "red"
+            assert url == f"watch live: {bare_gateway.url}/?game={state['id']}"
+            h = await mcp.call_tool("connect4_hints", {"on": True, "game": "mcp-a"})
+            assert "hints:" in _texts(h)[0]
+            # A second game under another name, the first is untouched.
+            r2 = await mcp.call_tool("connect4_new", {"engine_starts": False, "game": "mcp-b"})
+            assert json.loads(_texts(r2)[1])["id"] != state["id"]
+            s = await mcp.call_tool("connect4_state", {"game": "mcp-a"})
+            assert json.loads(_texts(s)[1])["id"] == state["id"]
+            bad = await mcp.call_tool("connect4_move", {"col": 9, "game": "mcp-a"})
+            assert bad.is_error and "illegal_column" in _texts(bad)[0]
+            off = await mcp.call_tool("connect4_analyze", {"game": "mcp-a"})
+            assert off.is_error and "analysis_disabled" in _texts(off)[0]
+            return state["id"]
+
+    gid = asyncio.run(go())
+    assert httpx.get(f"{bare_gateway.url}/api/v1/games/{gid}").json()["hints_on"] is True
+
+
+def test_mcp_stdio_bridges_to_the_gateway(bare_gateway):
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "c4.main", "mcp-stdio", "--url",
+                                                                 f"{bare_gateway.url}/mcp"],
+                                   env={**__import__("os").environ})
+
+    async def go():
+        async with Client(params) as mcp:
+            names = {t.name for t in (await mcp.list_tools()).tools}
+            assert "connect4_move" in names
+            r = await mcp.call_tool("connect4_new", {"game": "stdio-game"})
+            assert not r.is_error, _texts(r)
+            assert json.loads(_texts(r)[1])["status"] == "to_move"
+            bad = await mcp.call_tool("connect4_move", {"col": 0, "game": "stdio-game"})
+            assert bad.is_error
+
+    asyncio.run(go())
