@@ -25,12 +25,15 @@ from pydantic_settings import BaseSettings
 
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = REPO / "docker-compose.yml"
-APP_SERVICES = {  # compose service -> (package holding its settings, env prefix)
-    "engine": ("engine_svc", "C4_ENGINE_"),
-    "solver": ("solver_svc", "C4_SOLVER_"),
-    "gateway": ("gateway", "C4_GATEWAY_"),
-    "bookgen-worker": ("books.bookgen", "C4_BOOKGEN_"),
+APP_SERVICES = {  # compose service -> (modules that may hold its settings class, env prefix)
+    "engine": (("engine_svc.settings", "engine_svc.config"), "C4_ENGINE_"),
+    "solver": (("solver_svc.settings", "solver_svc.config"), "C4_SOLVER_"),
+    "gateway": (("gateway.settings", "gateway.config"), "C4_GATEWAY_"),
+    "bookgen-worker": (("books.bookgen.config", "books.bookgen.settings"), "C4_BOOKGEN_"),
+    "queue-metrics": (("c4.stack.queue_metrics",), "C4_QUEUE_METRICS_"),
 }
+# Settings a service reads through another package's settings class.
+ALSO_READS = {"queue-metrics": ["bookgen-worker"]}
 # Variables the image itself reads, not a settings class.
 RUNTIME_VARS = {"PYTHONUNBUFFERED", "NUMBA_CACHE_DIR", "NUMBA_NUM_THREADS"}
 
@@ -83,17 +86,20 @@ def resolved(raw) -> dict:
     return json.loads(out.stdout)
 
 
-def settings_class(package: str, prefix: str) -> type[BaseSettings]:
+def settings_class(modules: tuple[str, ...], prefix: str) -> type[BaseSettings]:
     """The pydantic settings class of a service, found by its env prefix."""
-    for name in ("settings", "config"):
-        if importlib.util.find_spec(f"{package}.{name}") is None:
+    for name in modules:
+        try:
+            if importlib.util.find_spec(name) is None:
+                continue
+        except ModuleNotFoundError:
             continue
-        module = importlib.import_module(f"{package}.{name}")
+        module = importlib.import_module(name)
         for value in vars(module).values():
             if (isinstance(value, type) and issubclass(value, BaseSettings) and value is not BaseSettings
                     and value.model_config.get("env_prefix") == prefix):
                 return value
-    raise AssertionError(f"no settings class with env_prefix {prefix} in {package}.settings or .config")
+    raise AssertionError(f"no settings class with env_prefix {prefix} in {' or '.join(modules)}")
 
 
 def env_names(cls: type[BaseSettings]) -> dict[str, str]:
@@ -161,25 +167,30 @@ def test_services_and_commands(resolved):
             args = build_parser().parse_args(command[3:])
             assert callable(args.run)
         else:
-            assert importlib.util.find_spec(f"{module}.__main__") is not None, f"{name}: `python -m {module}`"
+            spec = importlib.util.find_spec(module)
+            if spec.submodule_search_locations is not None:  # a package: needs __main__
+                assert importlib.util.find_spec(f"{module}.__main__") is not None, f"{name}: `python -m {module}`"
+            else:
+                assert '__name__ == "__main__"' in Path(spec.origin).read_text(), f"{name}: `python -m {module}`"
 
 
 def test_every_setting_name_is_read_by_the_code(resolved):
-    for service, (package, prefix) in APP_SERVICES.items():
-        cls = settings_class(package, prefix)
-        known = env_names(cls)
+    for service, (modules, prefix) in APP_SERVICES.items():
+        known = env_names(settings_class(modules, prefix))
+        for other in ALSO_READS.get(service, []):
+            known.update(env_names(settings_class(*APP_SERVICES[other])))
         for name in environment(resolved["services"][service]):
             if name in RUNTIME_VARS:
                 continue
-            assert name.upper() in known, f"{service}: {name} is read by no field of {cls.__name__}"
+            assert name.upper() in known, f"{service}: {name} is read by no settings field"
 
 
 def test_settings_parse_from_the_compose_environment(resolved, monkeypatch):
     """What compose sets is valid for each settings class, and the wiring agrees."""
     services = resolved["services"]
     got = {}
-    for service, (package, prefix) in APP_SERVICES.items():
-        got[service] = settings_from(services[service], settings_class(package, prefix), monkeypatch)
+    for service, (modules, prefix) in APP_SERVICES.items():
+        got[service] = settings_from(services[service], settings_class(modules, prefix), monkeypatch)
 
     engine, solver, gateway = got["engine"], got["solver"], got["gateway"]
     for svc in (engine, solver, gateway):
@@ -193,6 +204,10 @@ def test_settings_parse_from_the_compose_environment(resolved, monkeypatch):
     assert gateway.redis_url.startswith("redis://redis:6379")
     assert solver.redis_url.startswith("redis://redis:6379")
     assert got["bookgen-worker"].redis_url.startswith("redis://redis:6379")
+    assert got["queue-metrics"].redis_url.startswith("redis://redis:6379")
+    assert got["queue-metrics"].host == "0.0.0.0"
+    assert services["queue-metrics"]["healthcheck"]["test"][-1] == \
+        f"http://127.0.0.1:{got['queue-metrics'].port}/metrics"
 
     # Ports: what each service listens on is what is exposed, checked and published.
     for name, svc in (("engine", engine), ("solver", solver)):
@@ -251,8 +266,8 @@ def test_redis_persists_on_a_named_volume(resolved):
 
 def test_passed_through_settings_have_working_defaults(raw, monkeypatch):
     """A variable listed without a value is left to the code's default: that default must load."""
-    for service, (package, prefix) in APP_SERVICES.items():
-        cls = settings_class(package, prefix)
+    for service, (modules, prefix) in APP_SERVICES.items():
+        cls = settings_class(modules, prefix)
         for name in env_names(cls):
             monkeypatch.delenv(name, raising=False)
         cls()  # every default usable
