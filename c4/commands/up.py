@@ -31,6 +31,9 @@ def register(sub) -> None:
     p.add_argument("--solver-port", type=int, default=0, help="solver gRPC port (default: a free one)")
     p.add_argument("--engine-metrics-port", type=int, default=0, help="default: a free one")
     p.add_argument("--solver-metrics-port", type=int, default=0, help="default: a free one")
+    p.add_argument("--metrics-port", type=int, default=0,
+                   help="port of this supervisor's /metrics: children up, restarts, bookgen queue length "
+                        "(default: a free one)")
     p.add_argument("--redis-port", type=int, default=0, help="port of the Redis that c4 up starts (default: a free one)")
     p.add_argument("--redis-url", default=None,
                    help="use this running Redis instead of starting one (default: $REDIS_URL when set)")
@@ -66,8 +69,12 @@ def _already_running(state_file: Path) -> int | None:
 
 
 def run(args) -> int:
+    from prometheus_client import start_http_server
+    from prometheus_client.registry import CollectorRegistry
+
     from c4.stack import plan
-    from c4.stack.supervisor import LogSink, Supervisor
+    from c4.stack.queue_metrics import QueueCollector, bookgen_queues
+    from c4.stack.supervisor import LogSink, Supervisor, SupervisorCollector
 
     data_dir: Path = args.data_dir.resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -87,6 +94,9 @@ def run(args) -> int:
             workers=max(0, args.workers),
         )
         stack = plan.build(opts)
+        metrics_port = args.metrics_port or plan.free_port()
+        if not plan.port_is_free(metrics_port):
+            raise plan.PlanError(f"the metrics port {metrics_port} is in use: choose another with --metrics-port")
     except plan.PlanError as err:
         print(f"c4 up: {err}", file=sys.stderr)
         return 2
@@ -94,10 +104,15 @@ def run(args) -> int:
     color = {"auto": None, "always": True, "never": False}[args.color]
     sink = LogSink(sys.stdout, file=data_dir / "logs" / "stack.log", color=color, raw=args.raw_logs)
     stack_id = uuid.uuid4().hex[:12]
+    stack.metrics["stack"] = f"http://127.0.0.1:{metrics_port}/metrics"
     sup = Supervisor(stack.specs, sink, state_file=state_file, stack_id=stack_id,
                      start_timeout=args.start_timeout,
                      extra_state={**stack.summary(), "data_dir": str(data_dir), "ready": False})
     sup.install_signal_handlers()
+    registry = CollectorRegistry()
+    registry.register(SupervisorCollector(sup))
+    registry.register(QueueCollector(stack.redis_url, bookgen_queues()))
+    metrics_server, _ = start_http_server(metrics_port, addr="127.0.0.1", registry=registry)
 
     def on_ready() -> None:
         sup.extra_state["ready"] = True
@@ -110,6 +125,7 @@ def run(args) -> int:
             f"  MCP       {stack.mcp_url}   (streamable HTTP)",
             f"  metrics   {stack.metrics['gateway']}  engine {stack.metrics['engine']}  "
             f"solver {stack.metrics['solver']}",
+            f"            stack (children, bookgen queue) {stack.metrics['stack']}",
             f"  redis     {stack.redis_url}" + ("" if stack.redis_external else f"   (data in {data_dir / 'redis'})"),
             f"  logs      {data_dir / 'logs' / 'stack.log'}",
             "Ctrl-C stops everything.",
@@ -122,4 +138,5 @@ def run(args) -> int:
     try:
         return sup.run(on_ready=on_ready)
     finally:
+        metrics_server.shutdown()
         sink.close()

@@ -403,3 +403,22 @@ def stack_processes(stack_id: str) -> list[int]:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit("use `c4 up`")
+
+
+class SupervisorCollector:
+    """Prometheus view of the children: ``c4_stack_child_up`` and ``c4_stack_child_restarts``."""
+
+    def __init__(self, supervisor: Supervisor):
+        self.supervisor = supervisor
+
+    def collect(self):
+        from prometheus_client.core import GaugeMetricFamily
+
+        up = GaugeMetricFamily("c4_stack_child_up", "1 when the child runs and is ready", labels=["child"])
+        restarts = GaugeMetricFamily("c4_stack_child_restarts", "Restarts of the child since its last stable run",
+                                     labels=["child"])
+        for c in self.supervisor.children:
+            up.add_metric([c.spec.name], 1 if c.state == "ready" and c.running() else 0)
+            restarts.add_metric([c.spec.name], c.restarts)
+        yield up
+        yield restarts
