@@ -1,0 +1,285 @@
+"""Static evaluation: the line-count score and the threat/parity term.
+
+Line-count score (first player's view): every possible line of K cells scores
+the signed number of stones in it when only one colour is there (+a for the
+first player, -b for the second), 0 when both colours are in it, and +-1000
+once it is complete. The search keeps one small state per line in an int8
+array and updates only the lines through the played cell (`play_lines` /
+`undo_lines`), so a node never scans the board.
+
+A line's state is ``s = a*(K+1) + b`` (a, b = first's / second's stones in it).
+A first-player stone adds K+1, a second-player stone adds 1, and the score
+change of either is one table lookup (``DELTA[side, s]``).
+
+Threat/parity term after Victor Allis (first player's view): an empty cell
+that would complete a line of one side is that side's threat. The first player
+wins zugzwang fights on odd rows (1, 3, 5 counting from 1 at the bottom), the
+second on even rows. Per column only the lowest threat counts; a cell both
+sides threaten goes to the side whose parity it is on. A threat on its owner's
+parity weighs 24, any other 6. It is computed from bitboards at the leaves
+(a few dozen bit operations), reusing the winning cells the search needs anyway.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from types import SimpleNamespace
+
+import numpy as np
+from numba import int8, int32, int64, uint64
+
+from connect4.geometry import MAX_BITS, STANDARD, Geometry
+from connect4.jit import kernel
+
+from .bits import popcount
+
+COMPLETE = 1000          # a finished line
+PARITY_WEIGHT = 24       # a threat on its owner's zugzwang parity
+OFF_PARITY_WEIGHT = 6    # any other threat
+
+
+@dataclass(frozen=True)
+class LineTables:
+    """Every line of K cells of a geometry as bit indexes, and the lines through each cell."""
+
+    cells: np.ndarray        # (n_lines, K) bit indexes
+    masks: np.ndarray        # (n_lines,) uint64 bitboard of each line
+    start: np.ndarray        # CSR: lines through bit b are index[start[b]:start[b+1]]
+    index: np.ndarray
+
+    @property
+    def n_lines(self) -> int:
+        return self.cells.shape[0]
+
+
+@lru_cache(maxsize=None)
+def line_tables(g: Geometry) -> LineTables:
+    lines = []
+    for c in range(g.width):
+        for r in range(g.height):
+            for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                ec, er = c + dc * (g.k - 1), r + dr * (g.k - 1)
+                if 0 <= ec < g.width and 0 <= er < g.height:
+                    lines.append([(c + dc * i) * g.h1 + (r + dr * i) for i in range(g.k)])
+    cells = np.array(lines, dtype=np.int64).reshape(len(lines), g.k)
+    masks = np.array([sum(1 << b for b in line) for line in lines], dtype=np.uint64)
+    through: list[list[int]] = [[] for _ in range(MAX_BITS)]
+    for i, line in enumerate(lines):
+        for b in line:
+            through[b].append(i)
+    start = np.zeros(MAX_BITS + 1, dtype=np.int64)
+    for b in range(MAX_BITS):
+        start[b + 1] = start[b] + len(through[b])
+    index = np.array([i for t in through for i in t], dtype=np.int64)
+    return LineTables(cells, masks, start, index)
+
+
+def line_value_table(k: int) -> np.ndarray:
+    """Score of a line state s = a*(K+1)+b, first player's view."""
+    k1 = k + 1
+    val = np.zeros(k1 * k1, dtype=np.int64)
+    for a in range(k1):
+        for b in range(k1):
+            if a and b:
+                v = 0
+            elif a:
+                v = COMPLETE if a == k else a
+            elif b:
+                v = -COMPLETE if b == k else -b
+            else:
+                v = 0
+            val[a * k1 + b] = v
+    return val
+
+
+def delta_table(k: int) -> np.ndarray:
+    """DELTA[side, s]: score change when ``side`` (0 first, 1 second) adds a stone to state s."""
+    k1 = k + 1
+    val = line_value_table(k)
+    delta = np.zeros((2, k1 * k1), dtype=np.int32)
+    for s in range(k1 * k1):
+        a, b = divmod(s, k1)
+        if a < k:
+            delta[0, s] = val[s + k1] - val[s]
+        if b < k:
+            delta[1, s] = val[s + 1] - val[s]
+    return delta
+
+
+def row_masks(g: Geometry) -> tuple[int, int]:
+    """(odd, even) rows counted from 1 at the bottom: bit rows 0,2,4.. and 1,3,5.."""
+    odd = even = 0
+    for c in range(g.width):
+        for r in range(g.height):
+            if r % 2 == 0:
+                odd |= g.cell_bit(c, r)
+            else:
+                even |= g.cell_bit(c, r)
+    return odd, even
+
+
+@lru_cache(maxsize=None)
+def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
+    """Compile the evaluation kernels of one geometry (constants folded in)."""
+    tag = f"{g.width}x{g.height}k{g.k}"
+    K = g.k
+    K1 = K + 1
+    H1 = g.h1
+    BOTTOM = uint64(g.bottom_mask)
+    BOARD = uint64(g.board_mask)
+    SENTINELS = uint64(g.bottom_mask << g.height)
+    odd, even = row_masks(g)
+    ODD, EVEN = uint64(odd), uint64(even)
+    T = line_tables(g)
+    N_LINES = T.n_lines
+    LINE_CELLS = T.cells
+    L_START = T.start
+    L_INDEX = T.index
+    DELTA = delta_table(K)
+    VALUE = line_value_table(K)
+    # Shift distances of the four directions whose K-cell span fits in 64 bits;
+    # a run of m stones below x in direction d needs m*d < 64.
+    DIRS = np.array([d for d in (1, H1, H1 + 1, H1 - 1) if d * (K - 1) < MAX_BITS], dtype=np.int64)
+    N_DIRS = DIRS.shape[0]
+
+    @kernel(tag)
+    def winning_cells(pos, mask):
+        """Empty cells where ``pos`` would complete a line of K (any K).
+
+        A cell x completes a line in direction d when, for some j, the j cells
+        below it (x-d .. x-j*d) and the K-1-j cells above it hold stones."""
+        r = uint64(0)
+        for i in range(N_DIRS):
+            d = uint64(DIRS[i])
+            for j in range(K):
+                m = ~uint64(0)
+                for t in range(1, j + 1):
+                    m &= pos << (d * uint64(t))
+                for t in range(1, K - j):
+                    m &= pos >> (d * uint64(t))
+                r |= m
+        return r & (BOARD ^ mask)
+
+    @kernel(tag)
+    def winning_cells4(pos, mask):
+        """winning_cells for K = 4 with all four directions (Pascal Pons' formula)."""
+        # vertical: three stones right below
+        r = (pos << uint64(1)) & (pos << uint64(2)) & (pos << uint64(3))
+        for i in range(1, 4):
+            d = uint64(DIRS[i])
+            p = (pos << d) & (pos << (uint64(2) * d))
+            r |= p & (pos << (uint64(3) * d))   # xxx. : three on one side
+            r |= p & (pos >> d)                  # xx.x : two and one
+            p = (pos >> d) & (pos >> (uint64(2) * d))
+            r |= p & (pos >> (uint64(3) * d))   # .xxx
+            r |= p & (pos << d)                  # x.xx
+        return r & (BOARD ^ mask)
+
+    win_cells = winning_cells4 if K == 4 and N_DIRS == 4 else winning_cells
+
+    @kernel(tag)
+    def threat_term(wf, ws):
+        """Threat/parity term, first player's view, from both sides' winning cells."""
+        t = wf | ws
+        # Lowest set bit of every column at once: with each column's sentinel
+        # set, subtracting BOTTOM borrows only inside a column, and y & ~(y-1)
+        # keeps the lowest bit of each group.
+        y = t | SENTINELS
+        low = y & ~(y - BOTTOM) & BOARD
+        fl = low & wf
+        sl = low & ws
+        both = fl & sl
+        fo = (fl & ~sl) | (both & ODD)   # shared cells go to the parity owner
+        so = (sl & ~fl) | (both & EVEN)
+        return (int64(popcount(fo & ODD)) * PARITY_WEIGHT + int64(popcount(fo & EVEN)) * OFF_PARITY_WEIGHT
+                - int64(popcount(so & EVEN)) * PARITY_WEIGHT - int64(popcount(so & ODD)) * OFF_PARITY_WEIGHT)
+
+    @kernel(tag)
+    def play_lines(lst, cell, side):
+        """Add a stone of ``side`` at bit ``cell``; returns the line-score change."""
+        delta = int64(0)
+        inc = int8(K1) if side == 0 else int8(1)
+        for i in range(L_START[cell], L_START[cell + 1]):
+            line = L_INDEX[i]
+            s = lst[line]
+            delta += DELTA[side, s]
+            lst[line] = s + inc
+        return delta
+
+    @kernel(tag)
+    def undo_lines(lst, cell, side):
+        inc = int8(K1) if side == 0 else int8(1)
+        for i in range(L_START[cell], L_START[cell + 1]):
+            lst[L_INDEX[i]] -= inc
+
+    @kernel(tag)
+    def init_lines(lst, first, second):
+        """Fill the line states from the bitboards (once per search); returns the line score."""
+        score = int64(0)
+        for line in range(N_LINES):
+            a = 0
+            b = 0
+            for j in range(K):
+                bit = uint64(1) << uint64(LINE_CELLS[line, j])
+                if first & bit:
+                    a += 1
+                elif second & bit:
+                    b += 1
+            s = a * K1 + b
+            lst[line] = s
+            score += VALUE[s]
+        return score
+
+    @kernel(tag)
+    def static_eval(first, second):
+        """(line score, threat term), both first player's view; a full scan, for callers outside the search."""
+        lst = np.zeros(N_LINES, dtype=np.int8)
+        line = init_lines(lst, first, second)
+        mask = first | second
+        return line, threat_term(win_cells(first, mask), win_cells(second, mask))
+
+    return SimpleNamespace(
+        geometry=g,
+        n_lines=N_LINES,
+        winning_cells=win_cells,
+        winning_cells_generic=winning_cells,
+        threat_term=threat_term,
+        play_lines=play_lines,
+        undo_lines=undo_lines,
+        init_lines=init_lines,
+        static_eval=static_eval,
+        odd=odd,
+        even=even,
+    )
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A static evaluation of a position."""
+
+    score: int          # side to move's view: line + threat terms
+    line_score: int     # first player's view
+    threat_score: int   # first player's view
+    first_threats: list[tuple[int, int]]   # (col, row) 0-based
+    second_threats: list[tuple[int, int]]
+
+
+def evaluate(pos) -> Evaluation:
+    """The engine's static score of a connect4.Position, with each side's threat cells."""
+    g = pos.geometry
+    ek = eval_kernels(g)
+    first = pos.stones(0)
+    second = pos.stones(1)
+    line, threat = ek.static_eval(np.uint64(first), np.uint64(second))
+    line, threat = int(line), int(threat)
+    total = line + threat
+    if pos.to_move == 1:
+        total = -total
+    wf = int(ek.winning_cells(np.uint64(first), np.uint64(pos.mask)))
+    ws = int(ek.winning_cells(np.uint64(second), np.uint64(pos.mask)))
+
+    def cells(bb: int) -> list[tuple[int, int]]:
+        return [(c, r) for c in range(g.width) for r in range(g.height) if bb & g.cell_bit(c, r)]
+
+    return Evaluation(total, line, threat, cells(wf), cells(ws))

@@ -1,0 +1,169 @@
+"""The player ladder: players named by spec strings, reproducible given a seed.
+
+    from engine_svc.players import make_player, list_players, InvalidSpec
+    player = make_player("minimax:5", geometry=STANDARD, seed=0)
+    result = player.choose(pos, budget_ms=None, on_progress=None)
+
+``pos`` is a :class:`connect4.Position` whose game is not over (else
+``connect4.InvalidPosition``). ``result`` is a
+:class:`engine_svc.search.SearchResult` with 0-based columns: ``column``,
+``score`` (engine scale, side to move's view), ``depth``, ``nodes``,
+``elapsed_ms``, ``book``, ``proven``, ``pv``, ``outcome`` ('unknown' | 'win' |
+'draw' | 'loss'), ``plies_to_end``, ``resign``, ``message``, ``player``.
+``on_progress(DepthReport)`` is called after every finished depth of the
+engine; ``budget_ms`` only matters to ``engine`` players (it overrides the
+MS of the spec).
+
+Specs (weakest first):
+  random        a uniformly random legal column
+  greedy        wins now, else blocks, else avoids the cell under an opponent's
+                winning cell, else the best line score (centre first)
+  gated         greedy, checked by takes_win, blocks_threat, not_under_threat,
+                no_loss_in_two; a failed check falls back to a small search
+  easy          minimax depth 2, 30 % random moves
+  medium        minimax depth 4, 10 % random moves
+  hard          minimax depth 6, weighs blocking more
+  minimax:D     plain alpha-beta to depth D (1..12) with the window evaluation
+  mcts:N        PUCT with random rollouts, N simulations (1..1000000)
+  engine:MS     the full engine (book, MTD(f), table) with MS ms (1..600000);
+                ``engine`` alone is engine:2000
+Players of one spec and seed make the same moves in the same positions
+(``engine`` depends on the clock, as any timed search does; at a fixed
+depth use :class:`engine_svc.search.Engine`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from connect4.geometry import STANDARD, Geometry
+
+from ..books import BookSet
+from ..minimax import BLOCKER, CASUAL
+from ..search import DepthReport, Engine, SearchResult
+from .ladder import (
+    EnginePlayer,
+    GatedPlayer,
+    GreedyPlayer,
+    MctsPlayer,
+    MinimaxPlayer,
+    Player,
+    RandomPlayer,
+)
+
+__all__ = [
+    "DepthReport",
+    "InvalidSpec",
+    "Player",
+    "PlayerInfo",
+    "SearchResult",
+    "list_players",
+    "make_player",
+    "parse_spec",
+]
+
+DEFAULT_ENGINE_MS = 2000
+MAX_MINIMAX_DEPTH = 12
+MAX_SIMULATIONS = 1_000_000
+MAX_BUDGET_MS = 600_000
+
+LEVELS = {  # name: (depth, chance of a random move, weights)
+    "easy": (2, 0.30, CASUAL),
+    "medium": (4, 0.10, CASUAL),
+    "hard": (6, 0.0, BLOCKER),
+}
+
+SPEC_HELP = ("random, greedy, gated, easy, medium, hard, minimax:D (D 1..12), "
+             "mcts:N (N 1..1000000), engine or engine:MS (MS 1..600000)")
+
+
+class InvalidSpec(ValueError):
+    """A player spec the ladder does not know; the message says what is accepted."""
+
+
+@dataclass(frozen=True)
+class PlayerInfo:
+    spec: str
+    family: str
+    description: str
+    takes_budget: bool
+
+
+def list_players() -> list[PlayerInfo]:
+    """Representative specs, weakest first (the parametrised families take any value)."""
+    return [
+        PlayerInfo("random", "random", "a uniformly random legal column", False),
+        PlayerInfo("greedy", "greedy", "wins now, else blocks, else the best line score", False),
+        PlayerInfo("gated", "gated", "greedy checked by four exact tactical tests", False),
+        PlayerInfo("easy", "easy", "casual minimax depth 2 with 30% random moves", False),
+        PlayerInfo("medium", "medium", "casual minimax depth 4 with 10% random moves", False),
+        PlayerInfo("mcts:1000", "mcts", "Monte Carlo tree search, N simulations (mcts:N)", False),
+        PlayerInfo("minimax:5", "minimax", "plain alpha-beta to depth D with the window evaluation (minimax:D)", False),
+        PlayerInfo("hard", "hard", "casual minimax depth 6 that weighs blocking more", False),
+        PlayerInfo("engine:1000", "engine", "the full engine with MS milliseconds (engine:MS)", True),
+        PlayerInfo("engine", "engine", "the full engine with 2000 ms", True),
+    ]
+
+
+def _int_arg(spec: str, text: str, lo: int, hi: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise InvalidSpec(f"player {spec!r}: {what} {text!r} is not a whole number") from None
+    if not lo <= value <= hi:
+        raise InvalidSpec(f"player {spec!r}: {what} {value} is not in {lo}..{hi}")
+    return value
+
+
+def parse_spec(spec) -> tuple[str, int | None]:
+    """``"minimax:5"`` -> ("minimax", 5); InvalidSpec for anything else than SPEC_HELP."""
+    if not isinstance(spec, str):
+        raise InvalidSpec(f"player spec must be a string, got {type(spec).__name__}")
+    text = spec.strip().lower()
+    if not text:
+        raise InvalidSpec(f"empty player spec; use one of: {SPEC_HELP}")
+    name, sep, arg = text.partition(":")
+    if name in ("random", "greedy", "gated", "easy", "medium", "hard"):
+        if sep:
+            raise InvalidSpec(f"player {spec!r}: {name} takes no parameter")
+        return name, None
+    if name == "minimax":
+        if not sep:
+            raise InvalidSpec(f"player {spec!r}: give a depth, e.g. minimax:5")
+        return name, _int_arg(spec, arg, 1, MAX_MINIMAX_DEPTH, "depth")
+    if name == "mcts":
+        if not sep:
+            raise InvalidSpec(f"player {spec!r}: give a number of simulations, e.g. mcts:1000")
+        return name, _int_arg(spec, arg, 1, MAX_SIMULATIONS, "simulations")
+    if name == "engine":
+        if not sep:
+            return name, DEFAULT_ENGINE_MS
+        return name, _int_arg(spec, arg, 1, MAX_BUDGET_MS, "budget (ms)")
+    if name == "perfect":
+        raise InvalidSpec("the perfect player is served by the solver service, not the engine")
+    raise InvalidSpec(f"unknown player {spec!r}; use one of: {SPEC_HELP}")
+
+
+def make_player(spec: str, geometry: Geometry = STANDARD, seed: int = 0, *,
+                tt_mb: float = 64.0, books: BookSet | None = None,
+                engine: Engine | None = None) -> Player:
+    """A player for ``spec`` (see the module doc). ``books`` and ``engine``
+    (an :class:`Engine` to reuse, e.g. from a service pool) only concern engine players."""
+    name, arg = parse_spec(spec)
+    canonical = name if arg is None else f"{name}:{arg}"
+    if name == "random":
+        return RandomPlayer(canonical, geometry, seed)
+    if name == "greedy":
+        return GreedyPlayer(canonical, geometry, seed)
+    if name == "gated":
+        return GatedPlayer(canonical, geometry, seed)
+    if name in LEVELS:
+        depth, blunder, weights = LEVELS[name]
+        return MinimaxPlayer(canonical, geometry, seed, depth=depth, blunder=blunder, weights=weights, family=name)
+    if name == "minimax":
+        return MinimaxPlayer(canonical, geometry, seed, depth=arg)
+    if name == "mcts":
+        return MctsPlayer(canonical, geometry, seed, simulations=arg)
+    if engine is not None and engine.geometry != geometry:
+        raise ValueError("the engine given is for another geometry")
+    return EnginePlayer(canonical, geometry, seed, budget_ms=arg, tt_mb=tt_mb, books=books, engine=engine)

@@ -1,0 +1,289 @@
+"""The players of the ladder, weakest first. Each is reproducible given its seed."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from connect4.errors import InvalidPosition
+from connect4.geometry import STANDARD, Geometry
+
+from ..books import BookSet
+from ..evaluation import eval_kernels
+from ..mcts import C_PUCT, mcts_kernels
+from ..minimax import BLOCKER, CASUAL, WIN_VALUE, WindowWeights, minimax_kernels, weights_array
+from ..search import MATE, DepthReport, Engine, SearchResult
+
+Progress = Callable[[DepthReport], None] | None
+
+
+def _check(pos, geometry: Geometry) -> None:
+    if pos.geometry != geometry:
+        raise InvalidPosition(f"position is {pos.geometry.name}, the player plays {geometry.name}")
+    if pos.is_over:
+        raise InvalidPosition("the game is over: there is no move to choose")
+
+
+def _centre_first(cols, g: Geometry) -> list[int]:
+    rank = {c: i for i, c in enumerate(g.center_order())}
+    return sorted(cols, key=rank.__getitem__)
+
+
+def _bit_cols(bb: int, g: Geometry) -> list[int]:
+    return [c for c in range(g.width) if bb & g.column_mask(c)]
+
+
+class Player:
+    """Base class: ``choose(pos)`` returns a SearchResult for the side to move."""
+
+    family = ""
+    takes_budget = False
+
+    def __init__(self, spec: str, geometry: Geometry = STANDARD, seed: int = 0):
+        self.spec = spec
+        self.geometry = geometry
+        self.seed = int(seed)
+        self.rng = np.random.default_rng(self.seed)
+
+    def choose(self, pos, budget_ms: float | None = None, on_progress: Progress = None) -> SearchResult:
+        _check(pos, self.geometry)
+        start = time.perf_counter()
+        result = self._choose(pos, budget_ms, on_progress)
+        if not result.elapsed_ms:
+            result.elapsed_ms = (time.perf_counter() - start) * 1000.0
+        if not result.pv:
+            result.pv = [result.column]
+        result.player = self.spec
+        return result
+
+    def _choose(self, pos, budget_ms, on_progress) -> SearchResult:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec} seed={self.seed}>"
+
+
+class RandomPlayer(Player):
+    family = "random"
+
+    def _choose(self, pos, budget_ms, on_progress):
+        legal = pos.legal_moves()
+        return SearchResult(column=int(legal[self.rng.integers(len(legal))]))
+
+
+def line_score_after(pos, col: int) -> int:
+    """The engine's line-count score after ``col``, from the mover's view."""
+    mover = pos.to_move
+    p = pos.played(col)
+    line, _ = eval_kernels(pos.geometry).static_eval(np.uint64(p.stones(0)), np.uint64(p.stones(1)))
+    return int(line) if mover == 0 else -int(line)
+
+
+class GreedyPlayer(Player):
+    """Wins now, else blocks, else avoids the cell under an opponent's winning
+    cell, else the best line score after the move (centre first on ties)."""
+
+    family = "greedy"
+
+    def _choose(self, pos, budget_ms, on_progress):
+        g = self.geometry
+        wins = pos.winning_moves()
+        if wins:
+            return SearchResult(column=_centre_first(wins, g)[0], score=MATE, message="wins")
+        possible = pos.possible()
+        theirs = pos.winning_cells(1 - pos.to_move)
+        blocks = _bit_cols(theirs & possible, g)
+        if blocks:
+            return SearchResult(column=_centre_first(blocks, g)[0], message="blocks")
+        safe = _bit_cols(possible & ~(theirs >> 1), g) or pos.legal_moves()
+        scored = [(line_score_after(pos, c), c) for c in _centre_first(safe, g)]
+        best = max(s for s, _ in scored)
+        col = next(c for s, c in scored if s == best)  # the first of the best is the most central
+        return SearchResult(column=col, score=best)
+
+
+# -- gated: greedy proposes, four exact checks decide -------------------------
+
+def takes_win(pos, col: int) -> bool:
+    """When a win is on the board, the move must take it."""
+    wins = pos.winning_moves()
+    return not wins or col in wins
+
+
+def blocks_threat(pos, col: int) -> bool:
+    """When the opponent threatens to win next move, the move must block (or win)."""
+    if pos.is_winning_move(col):
+        return True
+    g = pos.geometry
+    forced = pos.winning_cells(1 - pos.to_move) & pos.possible()
+    return not forced or bool(forced & g.column_mask(col))
+
+
+def not_under_threat(pos, col: int) -> bool:
+    """The move must not land right under an opponent's winning cell (unless it wins)."""
+    if pos.is_winning_move(col):
+        return True
+    g = pos.geometry
+    under = (pos.winning_cells(1 - pos.to_move) >> 1) & pos.possible()
+    return not under & g.column_mask(col)
+
+
+def no_loss_in_two(pos, col: int) -> bool:
+    """After the move, no opponent reply leaves us lost at once (it wins, or we
+    face an unstoppable threat: no win and no safe move)."""
+    if pos.is_winning_move(col):
+        return True
+    p = pos.played(col)
+    if p.is_over:
+        return True
+    for reply in p.legal_moves():
+        if p.is_winning_move(reply):
+            return False
+        q = p.played(reply)
+        if q.is_over:
+            continue
+        if not q.can_win_next() and not q.non_losing_moves():
+            return False
+    return True
+
+
+CHECKS = (takes_win, blocks_threat, not_under_threat, no_loss_in_two)
+
+
+class GatedPlayer(Player):
+    """Greedy proposes; four exact checks decide. A proposal that fails a check
+    is replaced by a small engine search over the columns that pass them all
+    (or, when none does, those passing the most)."""
+
+    family = "gated"
+    FALLBACK_DEPTH = 4
+
+    def __init__(self, spec, geometry=STANDARD, seed=0):
+        super().__init__(spec, geometry, seed)
+        self.greedy = GreedyPlayer("greedy", geometry, seed)
+        self._engine: Engine | None = None
+
+    def _choose(self, pos, budget_ms, on_progress):
+        proposal = self.greedy._choose(pos, None, None)
+        if all(check(pos, proposal.column) for check in CHECKS):
+            proposal.message = proposal.message or "greedy move passes the checks"
+            return proposal
+        passed = {c: sum(check(pos, c) for check in CHECKS) for c in pos.legal_moves()}
+        top = max(passed.values())
+        candidates = _centre_first([c for c, n in passed.items() if n == top], self.geometry)
+        if len(candidates) == 1:
+            return SearchResult(column=candidates[0], message="the only column passing the checks")
+        if self._engine is None:
+            self._engine = Engine(self.geometry, tt_mb=4)
+        best, best_col, nodes = None, candidates[0], 0
+        for c in candidates:
+            child = pos.played(c)
+            if child.is_over:
+                score = MATE if child.winner is not None else 0
+            else:
+                r = self._engine.search(child, max_depth=self.FALLBACK_DEPTH - 1)
+                score, nodes = -r.score, nodes + r.nodes
+            if best is None or score > best:
+                best, best_col = score, c
+        return SearchResult(column=best_col, score=best, depth=self.FALLBACK_DEPTH, nodes=nodes,
+                            message="greedy move failed a check: searched the columns that pass")
+
+
+# -- minimax ladder -------------------------------------------------------------
+
+class MinimaxPlayer(Player):
+    """Plain alpha-beta to ``depth`` with the window evaluation; equal best
+    columns are broken at random (seeded); with probability ``blunder`` a random
+    legal column instead."""
+
+    family = "minimax"
+
+    def __init__(self, spec, geometry=STANDARD, seed=0, depth=4, blunder=0.0,
+                 weights: WindowWeights = CASUAL, family: str | None = None):
+        super().__init__(spec, geometry, seed)
+        self.depth = depth
+        self.blunder = blunder
+        self.weights = weights_array(weights)
+        self.kernels = minimax_kernels(geometry)
+        if family:
+            self.family = family
+
+    def _choose(self, pos, budget_ms, on_progress):
+        legal = pos.legal_moves()
+        if self.blunder and self.rng.random() < self.blunder:
+            return SearchResult(column=int(legal[self.rng.integers(len(legal))]), message="random move")
+        values = np.full(self.geometry.width, np.iinfo(np.int64).min, dtype=np.int64)
+        nodes = np.zeros(1, dtype=np.int64)
+        self.kernels.root_values(np.uint64(pos.current), np.uint64(pos.mask), self.depth,
+                                 self.weights, values, nodes)
+        best = max(int(values[c]) for c in legal)
+        ties = [c for c in _centre_first(legal, self.geometry) if values[c] == best]
+        col = ties[0] if len(ties) == 1 else int(ties[self.rng.integers(len(ties))])
+        proven = abs(best) >= WIN_VALUE
+        return SearchResult(column=col, score=best, depth=self.depth, nodes=int(nodes[0]),
+                            outcome=("win" if best > 0 else "loss") if proven else "unknown",
+                            proven=proven)
+
+
+class MctsPlayer(Player):
+    family = "mcts"
+
+    def __init__(self, spec, geometry=STANDARD, seed=0, simulations=1000):
+        super().__init__(spec, geometry, seed)
+        self.simulations = simulations
+        self.kernels = mcts_kernels(geometry)
+
+    def _choose(self, pos, budget_ms, on_progress):
+        visits = np.zeros(self.geometry.width, dtype=np.int64)
+        seed = int(self.rng.integers(1 << 31))
+        self.kernels.search(np.uint64(pos.current), np.uint64(pos.mask), pos.ply, self.simulations,
+                            seed, C_PUCT, visits)
+        legal = _centre_first(pos.legal_moves(), self.geometry)
+        col = max(legal, key=lambda c: visits[c])  # most visited; centre first on ties
+        return SearchResult(column=col, nodes=self.simulations,
+                            message=f"{int(visits[col])} of {self.simulations} visits")
+
+
+class EnginePlayer(Player):
+    """The full engine: book first, then iterative deepening within the budget."""
+
+    family = "engine"
+    takes_budget = True
+
+    def __init__(self, spec, geometry=STANDARD, seed=0, budget_ms=2000, tt_mb=64.0,
+                 books: BookSet | None = None, engine: Engine | None = None):
+        super().__init__(spec, geometry, seed)
+        self.budget_ms = budget_ms
+        self.books = books
+        self.engine = engine if engine is not None else Engine(geometry, tt_mb)
+
+    def choose(self, pos, budget_ms=None, on_progress=None, use_book: bool = True, cancel=None):
+        _check(pos, self.geometry)
+        if use_book and self.books is not None:
+            hit = self.books.lookup(pos)
+            if hit is not None:
+                r = book_result(pos, hit[0], hit[1])
+                r.player = self.spec
+                return r
+        budget = budget_ms if budget_ms else self.budget_ms
+        r = self.engine.search(pos, budget_ms=budget, on_progress=on_progress, cancel=cancel)
+        r.player = self.spec
+        return r
+
+
+def book_result(pos, entry, name: str) -> SearchResult:
+    """A book answer. Book scores are Pons' (exact, from the books' solver); the
+    engine scale puts a Pons score s > 0 at a win ending with stone
+    cells + 2 - 2s."""
+    g = pos.geometry
+    s = entry.score
+    if s > 0:
+        score, outcome, plies = MATE + 2 * s - 1, "win", g.cells + 2 - 2 * s - pos.ply
+    elif s < 0:
+        score, outcome, plies = -(MATE - 2 * s - 1), "loss", g.cells + 2 + 2 * s - pos.ply
+    else:
+        score, outcome, plies = 0, "draw", g.cells - pos.ply
+    return SearchResult(column=entry.column, score=score, book=True, proven=False, pv=[entry.column],
+                        outcome=outcome, plies_to_end=max(plies, 0), message=f"book move ({name}, score {s})")

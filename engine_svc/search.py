@@ -1,0 +1,490 @@
+"""The search: negamax alpha-beta with PVS, a transposition table, MTD(f) per
+depth and iterative deepening on a wall clock.
+
+Scores are from the side to move's view. Heuristic scores are small (the
+evaluation of :mod:`engine_svc.evaluation`); proven results live beyond
+``MATE``: a game that ends with the winning stone number ``n`` (stones on the
+board after it) scores ``MATE + CELLS + 1 - n`` for the winner, so sooner wins
+score higher and a score depends only on the position, never on the path
+(the stone count is part of the position), which keeps table entries valid
+anywhere. A draw is 0 and proven once the search reached every end.
+
+Inside a node (Pascal Pons' tactics first, all exact):
+  * a winning cell on top of a column: win now;
+  * the opponent's winning cells on top of columns: two lose, one must be blocked;
+  * never play right under an opponent's winning cell; nothing left: lost.
+Then the table, the leaf evaluation at depth 0, and the moves: the table's
+best column first, then centre first; the first move with the full window and
+the others with a null window, searched again when they beat alpha (PVS).
+
+The caller stops a search through ``stop`` (a uint8 numpy array a timer sets):
+numba has no clock, so the kernel checks it every 4096 nodes and after every
+child, and returns at once; an aborted iteration is thrown away.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from types import SimpleNamespace
+from typing import Callable
+
+import numpy as np
+from numba import int64, uint64
+
+from connect4.errors import InvalidPosition
+from connect4.geometry import STANDARD, Geometry
+from connect4.jit import kernel
+
+from .evaluation import eval_kernels, line_tables
+from .tt import DEFAULT_MB, EXACT, LOWER, NO_MOVE, UPPER, TranspositionTable, tt_lookup, tt_pack, tt_score, tt_slot
+
+MATE = 100_000
+INF = 1 << 30
+CHECK_EVERY = 4096  # nodes between two looks at the stop flag (a power of two)
+
+
+def win_score(end_stone: int, cells: int) -> int:
+    """Score of a win whose last stone is stone number ``end_stone``."""
+    return MATE + cells + 1 - end_stone
+
+
+def is_proven(score: int) -> bool:
+    return abs(score) > MATE
+
+
+def end_stone_of(score: int, cells: int) -> int:
+    """The stone number that ends the game, for a proven win/loss score."""
+    return MATE + cells + 1 - abs(score)
+
+
+@lru_cache(maxsize=None)
+def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
+    """Compile the search of one geometry; every size is a constant."""
+    tag = f"{g.width}x{g.height}k{g.k}"
+    ek = eval_kernels(g)
+    win_cells = ek.winning_cells
+    threat_term = ek.threat_term
+    play_lines = ek.play_lines
+    undo_lines = ek.undo_lines
+    W = g.width
+    H1 = g.h1
+    CELLS = g.cells
+    BOTTOM = uint64(g.bottom_mask)
+    BOARD = uint64(g.board_mask)
+    COLMASK = np.array([g.column_mask(c) for c in range(W)], dtype=np.uint64)
+    ORDER = np.array(g.center_order(), dtype=np.int64)
+    MASK_CHECK = uint64(CHECK_EVERY - 1)
+
+    @kernel(tag)
+    def negamax(cur, mask, ply, depth, alpha, beta, ls, lst, hts, tkeys, tdata, tshift, gen, stop, stats):
+        """Value of the position (``cur`` = side to move's stones) within (alpha, beta), fail-soft.
+
+        ``ls`` is the line score (first player's view) kept incrementally;
+        ``lst``/``hts`` are the line states and column heights, updated on
+        play and restored on undo."""
+        stats[0] += 1
+        if (uint64(stats[0]) & MASK_CHECK) == 0 and stop[0]:
+            return int64(0)
+        if ply == CELLS:
+            return int64(0)  # full board: draw
+        possible = (mask + BOTTOM) & BOARD   # the landing cell of every open column
+        opp = cur ^ mask
+        mw = win_cells(cur, mask)
+        if mw & possible:
+            return int64(MATE + CELLS - ply)  # win with stone ply+1
+        ow = win_cells(opp, mask)
+        forced = possible & ow
+        moves = possible & ~(ow >> uint64(1))  # not right under an opponent's winning cell
+        if forced:
+            if forced & (forced - uint64(1)):
+                return -int64(MATE + CELLS - ply - 1)  # two threats: lost with stone ply+2
+            moves &= forced
+        if moves == 0:
+            return -int64(MATE + CELLS - ply - 1)
+        # Bounds of a proven result from here: we cannot win before stone ply+3
+        # and, after a safe move, cannot lose before stone ply+4.
+        hi = int64(MATE + CELLS - ply - 2)
+        if beta > hi:
+            beta = hi
+            if alpha >= beta:
+                return beta
+        lo = -int64(MATE + CELLS - ply - 3)
+        if alpha < lo:
+            alpha = lo
+            if alpha >= beta:
+                return alpha
+        side = ply & 1
+        if depth <= 0:
+            # Leaf: line score plus the threat term from the winning cells above.
+            if side == 0:
+                return ls + threat_term(mw, ow)
+            return -(ls + threat_term(ow, mw))
+
+        key = cur + mask + BOTTOM  # Pons' key: unique per position
+        slot = tt_slot(key, tshift)
+        ttmove = -1
+        if tkeys[slot] == key:
+            d = tdata[slot]
+            if (d >> uint64(56)) == uint64(gen):
+                ts = tt_score(d)
+                tdepth = int64((d >> uint64(32)) & uint64(0xFF))
+                tb = int64((d >> uint64(40)) & uint64(3))
+                tm = int64((d >> uint64(48)) & uint64(0xFF))
+                if tm != NO_MOVE:
+                    ttmove = tm
+                if tdepth >= depth:
+                    if tb == EXACT:
+                        return ts
+                    if tb == LOWER and ts >= beta:
+                        return ts
+                    if tb == UPPER and ts <= alpha:
+                        return ts
+                # A proven win found at any depth is a true lower bound, a proven
+                # loss a true upper bound, whatever depth they came from.
+                elif ts > MATE and tb != UPPER and ts >= beta:
+                    return ts
+                elif ts < -MATE and tb != LOWER and ts <= alpha:
+                    return ts
+
+        alpha0 = alpha
+        best = -int64(INF)
+        bestmove = -1
+        first = True
+        for k in range(-1, W):
+            if k < 0:
+                c = ttmove
+                if c < 0:
+                    continue
+            else:
+                c = ORDER[k]
+                if c == ttmove:
+                    continue
+            b = moves & COLMASK[c]
+            if b == 0:
+                continue
+            cell = c * H1 + hts[c]
+            hts[c] += 1
+            nls = ls + play_lines(lst, cell, side)
+            if first:
+                v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls,
+                             lst, hts, tkeys, tdata, tshift, gen, stop, stats)
+            else:
+                # PVS: prove the move is no better than alpha with a null window.
+                v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls,
+                             lst, hts, tkeys, tdata, tshift, gen, stop, stats)
+                if alpha < v < beta:
+                    v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls,
+                                 lst, hts, tkeys, tdata, tshift, gen, stop, stats)
+            undo_lines(lst, cell, side)
+            hts[c] -= 1
+            if stop[0]:
+                return int64(0)  # aborted: nothing is stored
+            first = False
+            if v > best:
+                best = v
+                bestmove = c
+                if v > alpha:
+                    alpha = v
+                    if alpha >= beta:
+                        break
+        bound = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
+        tkeys[slot] = key
+        tdata[slot] = tt_pack(best, depth, bound, bestmove, gen)
+        return best
+
+    @kernel(tag)
+    def root(cur, mask, ply, depth, alpha, beta, ls, lst, hts, tkeys, tdata, tshift, gen, stop, stats):
+        """Like negamax but tries every legal column, so a lost position still
+        gets its longest defence; returns (score, column)."""
+        stats[0] += 1
+        possible = (mask + BOTTOM) & BOARD
+        opp = cur ^ mask
+        mw = win_cells(cur, mask)
+        if mw & possible:
+            for c in range(W):
+                if mw & possible & COLMASK[c]:
+                    return int64(MATE + CELLS - ply), c
+        side = ply & 1
+        key = cur + mask + BOTTOM
+        slot = tt_slot(key, tshift)
+        ttmove = -1
+        if tkeys[slot] == key and (tdata[slot] >> uint64(56)) == uint64(gen):
+            tm = int64((tdata[slot] >> uint64(48)) & uint64(0xFF))
+            if tm != NO_MOVE:
+                ttmove = tm
+        alpha0 = alpha
+        best = -int64(INF)
+        bestmove = -1
+        first = True
+        for k in range(-1, W):
+            if k < 0:
+                c = ttmove
+                if c < 0:
+                    continue
+            else:
+                c = ORDER[k]
+                if c == ttmove:
+                    continue
+            b = possible & COLMASK[c]
+            if b == 0:
+                continue
+            cell = c * H1 + hts[c]
+            hts[c] += 1
+            nls = ls + play_lines(lst, cell, side)
+            if first:
+                v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls,
+                             lst, hts, tkeys, tdata, tshift, gen, stop, stats)
+            else:
+                v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls,
+                             lst, hts, tkeys, tdata, tshift, gen, stop, stats)
+                if alpha < v < beta:
+                    v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls,
+                                 lst, hts, tkeys, tdata, tshift, gen, stop, stats)
+            undo_lines(lst, cell, side)
+            hts[c] -= 1
+            if stop[0]:
+                return int64(0), -1
+            first = False
+            if v > best:
+                best = v
+                bestmove = c
+                if v > alpha:
+                    alpha = v
+                    if alpha >= beta:
+                        break
+        bound = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
+        tkeys[slot] = key
+        tdata[slot] = tt_pack(best, depth, bound, bestmove, gen)
+        return best, bestmove
+
+    @kernel(tag)
+    def mtdf(cur, mask, ply, depth, guess, ls, lst, hts, tkeys, tdata, tshift, gen, stop, stats):
+        """MTD(f): null-window searches around a guess until the bounds meet.
+
+        After 6 passes it bisects the remaining interval, so a wide jump of the
+        heuristic value cannot make it crawl one point at a time."""
+        lower = -int64(INF)
+        upper = int64(INF)
+        g = guess
+        move = -1
+        passes = 0
+        while lower < upper:
+            if passes >= 6 and lower > -INF and upper < INF:
+                beta = (lower + upper + 1) // 2  # lower < beta <= upper
+            else:
+                beta = g + 1 if g == lower else g
+            s, m = root(cur, mask, ply, depth, beta - 1, beta, ls, lst, hts, tkeys, tdata, tshift, gen, stop, stats)
+            if stop[0]:
+                return int64(0), -1
+            g = s
+            if g < beta:
+                upper = g
+            else:
+                lower = g
+                move = m  # the move that proved the new lower bound
+            passes += 1
+        return g, move
+
+    @kernel(tag)
+    def alphabeta(cur, mask, ply, depth, ls, lst, hts, tkeys, tdata, tshift, gen, stop, stats):
+        """One full-window PVS search of the root (the other driver, for comparison)."""
+        return root(cur, mask, ply, depth, -int64(INF), int64(INF), ls, lst, hts, tkeys, tdata, tshift, gen, stop, stats)
+
+    # Compile (or load from the cache) now, so no search pays for it under a clock.
+    lst = np.zeros(line_tables(g).n_lines, dtype=np.int8)
+    hts = np.zeros(W, dtype=np.int64)
+    keys = np.zeros(1024, dtype=np.uint64)
+    data = np.zeros(1024, dtype=np.uint64)
+    ek.init_lines(lst, np.uint64(0), np.uint64(0))
+    tt_lookup(keys, data, np.uint64(54), np.uint64(1), np.uint64(0))
+    for driver in (mtdf, None):
+        tail = (int64(0), lst, hts, keys, data, np.uint64(54), 1, np.zeros(1, np.uint8), np.zeros(4, np.int64))
+        if driver is None:
+            alphabeta(np.uint64(0), np.uint64(0), 0, 1, *tail)
+        else:
+            mtdf(np.uint64(0), np.uint64(0), 0, 1, int64(0), *tail)
+    return SimpleNamespace(negamax=negamax, root=root, mtdf=mtdf, alphabeta=alphabeta, geometry=g)
+
+
+@dataclass
+class DepthReport:
+    """One finished iteration."""
+
+    depth: int
+    nodes: int
+    score: int
+    best_column: int      # 0-based
+    elapsed_ms: float
+    proven: bool
+
+
+@dataclass
+class SearchResult:
+    """The answer of a player or the engine for the side to move (columns 0-based)."""
+
+    column: int
+    score: int = 0
+    depth: int = 0
+    nodes: int = 0
+    elapsed_ms: float = 0.0
+    book: bool = False
+    proven: bool = False
+    pv: list[int] = field(default_factory=list)
+    outcome: str = "unknown"   # 'unknown' | 'win' | 'draw' | 'loss' (side to move)
+    plies_to_end: int = 0
+    resign: bool = False
+    message: str = ""
+    player: str = ""
+
+
+def describe_outcome(score: int, proven: bool, ply: int, cells: int) -> tuple[str, int]:
+    """(outcome, plies to the end) of a root score."""
+    if not proven:
+        return "unknown", 0
+    if score == 0 and not is_proven(score):
+        return "draw", cells - ply
+    plies = end_stone_of(score, cells) - ply
+    return ("win" if score > 0 else "loss"), plies
+
+
+class Engine:
+    """The heuristic engine for one geometry with its own table (not thread-safe:
+    one search at a time; a service keeps a pool of engines)."""
+
+    def __init__(self, geometry: Geometry = STANDARD, tt_mb: float = DEFAULT_MB, driver: str = "mtdf"):
+        if driver not in ("mtdf", "pvs"):
+            raise ValueError(f"driver {driver!r} must be 'mtdf' or 'pvs'")
+        self.geometry = geometry
+        self.driver = driver
+        self.kernels = search_kernels(geometry)
+        self.eval = eval_kernels(geometry)
+        self.tt = TranspositionTable(tt_mb)
+        self.stop_flag = np.zeros(1, dtype=np.uint8)
+        self.stats = np.zeros(4, dtype=np.int64)
+        self._lst = np.zeros(line_tables(geometry).n_lines, dtype=np.int8)
+        self._hts = np.zeros(geometry.width, dtype=np.int64)
+
+    def stop(self) -> None:
+        """Abort the running search (from another thread); it keeps its last finished depth."""
+        self.stop_flag[0] = 1
+
+    def _prepare(self, cur: int, mask: int, ply: int) -> int:
+        g = self.geometry
+        first, second = (cur, cur ^ mask) if ply % 2 == 0 else (cur ^ mask, cur)
+        for c in range(g.width):
+            self._hts[c] = bin(mask & g.column_mask(c)).count("1")
+        return int(self.eval.init_lines(self._lst, np.uint64(first), np.uint64(second)))
+
+    def pv(self, pos, first_move: int, limit: int) -> list[int]:
+        """Follow the table's best moves from ``pos`` after ``first_move``."""
+        line = [first_move]
+        p = pos.copy().play(first_move)
+        while len(line) < limit and not p.is_over:
+            hit = self.tt.lookup(p.key())
+            if hit is None or hit[3] == NO_MOVE or not p.can_play(hit[3]):
+                break
+            line.append(hit[3])
+            p.play(hit[3])
+        return line
+
+    def search(
+        self,
+        pos,
+        max_depth: int | None = None,
+        budget_ms: float | None = None,
+        on_progress: Callable[[DepthReport], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> SearchResult:
+        """Iterative deepening to ``max_depth`` (default: to the end of the game)
+        and/or within ``budget_ms``; deterministic at a fixed depth without a budget.
+
+        Budget rule: a new depth starts only while less than a third of the
+        budget is spent; an iteration still running at twice the budget is
+        aborted and the last finished one answers."""
+        g = self.geometry
+        if pos.geometry != g:
+            raise InvalidPosition(f"position is {pos.geometry.name}, engine is {g.name}")
+        if pos.is_over:
+            raise InvalidPosition("the game is over: there is no move to search")
+        k = self.kernels
+        start = time.perf_counter()
+        ply = pos.ply
+        empties = g.cells - ply
+        limit = empties if max_depth is None else max(1, min(int(max_depth), empties))
+        cur, mask = np.uint64(pos.current), np.uint64(pos.mask)
+        ls = self._prepare(pos.current, pos.mask, ply)
+        gen = self.tt.new_search()
+        self.stop_flag[0] = 0
+        self.stats[:] = 0
+        timer = None
+        if budget_ms is not None:
+            timer = threading.Timer(2.0 * budget_ms / 1000.0, self.stop)
+            timer.daemon = True
+            timer.start()
+        done = threading.Event()
+        if cancel is not None:
+            threading.Thread(target=self._watch, args=(cancel, done), daemon=True).start()
+        best: tuple[int, int, int] | None = None  # (score, column, depth)
+        try:
+            guess = 0
+            for depth in range(1, limit + 1):
+                if best is not None and budget_ms is not None:
+                    if (time.perf_counter() - start) * 1000.0 >= budget_ms / 3.0:
+                        break
+                args = (cur, mask, ply, depth)
+                tail = (ls, self._lst, self._hts, self.tt.keys, self.tt.data, self.tt.shift,
+                        gen, self.stop_flag, self.stats)
+                if self.driver == "mtdf":
+                    score, col = k.mtdf(*args, guess, *tail)
+                else:
+                    score, col = k.alphabeta(*args, *tail)
+                if self.stop_flag[0] or col < 0:
+                    break
+                score, col = int(score), int(col)
+                best = (score, col, depth)
+                guess = score
+                proven = is_proven(score) or depth >= empties
+                if on_progress is not None:
+                    on_progress(DepthReport(depth, int(self.stats[0]), score, col,
+                                            (time.perf_counter() - start) * 1000.0, proven))
+                if proven:
+                    break
+        finally:
+            if timer is not None:
+                timer.cancel()
+            done.set()  # releases the cancel watcher
+        elapsed = (time.perf_counter() - start) * 1000.0
+        if best is None:
+            # Not even depth 1 finished (stopped at once): the first safe column.
+            safe = pos.non_losing_moves() or pos.legal_moves()
+            order = [c for c in g.center_order() if c in safe]
+            wins = pos.winning_moves()
+            col = wins[0] if wins else order[0]
+            return SearchResult(column=col, nodes=int(self.stats[0]), elapsed_ms=elapsed, pv=[col],
+                                message="stopped before depth 1")
+        score, col, depth = best
+        proven = is_proven(score) or depth >= empties
+        outcome, plies = describe_outcome(score, proven, ply, g.cells)
+        result = SearchResult(
+            column=col, score=score, depth=depth, nodes=int(self.stats[0]), elapsed_ms=elapsed,
+            proven=proven, pv=self.pv(pos, col, depth), outcome=outcome, plies_to_end=plies,
+        )
+        if outcome == "win":
+            result.message = f"forced win in {(plies + 1) // 2} moves"
+        elif outcome == "loss":
+            result.resign = True
+            result.message = f"resigns: a forced loss in {(plies + 1) // 2} moves"
+        elif outcome == "draw":
+            result.message = "proven draw"
+        return result
+
+    def _watch(self, cancel: threading.Event, done: threading.Event) -> None:
+        # Turns an external cancel (a gRPC deadline, a client gone) into the stop flag.
+        while not done.is_set():
+            if cancel.wait(0.01):
+                if not done.is_set():
+                    self.stop_flag[0] = 1
+                return

@@ -1,0 +1,95 @@
+"""The transposition table: two flat numpy arrays the numba search reads and writes.
+
+One entry is 16 bytes: the full position key (``keys``) and a packed word
+(``data``)::
+
+    bits  0..31  score + 2**31       (int32 stored unsigned)
+    bits 32..39  depth searched       (plies)
+    bits 40..41  bound                (1 lower, 2 upper, 3 exact)
+    bits 48..55  best column          (255: none)
+    bits 56..63  generation           (entries of an older search are invisible)
+
+The slot is ``(key * golden) >> shift`` over a power-of-two number of slots
+(Fibonacci hashing spreads Pons' keys, whose low bits are very regular).
+Always-replace: the newest result is the most useful one in a search that
+revisits the same subtrees every iteration. A new search bumps the
+generation instead of clearing 64 MB, so each search starts from an empty
+table (and is deterministic) at no cost.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import int64, uint64
+
+from connect4.jit import kernel
+
+LOWER, UPPER, EXACT = 1, 2, 3
+NO_MOVE = 255
+SCORE_BIAS = 1 << 31
+HASH_MUL = uint64(0x9E3779B97F4A7C15)  # 2**64 / golden ratio
+ENTRY_BYTES = 16
+DEFAULT_MB = 64
+
+
+@kernel("tt")
+def tt_slot(key, shift):
+    return (key * HASH_MUL) >> shift
+
+
+@kernel("tt")
+def tt_pack(score, depth, bound, move, gen):
+    return (uint64(score + SCORE_BIAS) | (uint64(depth) << uint64(32)) | (uint64(bound) << uint64(40))
+            | (uint64(move) << uint64(48)) | (uint64(gen) << uint64(56)))
+
+
+@kernel("tt")
+def tt_score(d):
+    return int64(d & uint64(0xFFFFFFFF)) - SCORE_BIAS
+
+
+@kernel("tt")
+def tt_lookup(keys, data, shift, gen, key):
+    """The packed word stored for ``key`` in this generation, or 0."""
+    i = tt_slot(key, shift)
+    if keys[i] == key:
+        d = data[i]
+        if (d >> uint64(56)) == uint64(gen):
+            return d
+    return uint64(0)
+
+
+class TranspositionTable:
+    """A table of ``2**bits`` entries, the largest power of two within ``mb`` megabytes."""
+
+    def __init__(self, mb: float = DEFAULT_MB):
+        if mb <= 0:
+            raise ValueError(f"table size {mb} MB must be positive")
+        entries = max(1024, int(mb * (1 << 20)) // ENTRY_BYTES)
+        self.bits = entries.bit_length() - 1
+        self.size = 1 << self.bits
+        self.shift = np.uint64(64 - self.bits)
+        self.keys = np.zeros(self.size, dtype=np.uint64)
+        self.data = np.zeros(self.size, dtype=np.uint64)
+        self.gen = 0
+
+    @property
+    def megabytes(self) -> float:
+        return self.size * ENTRY_BYTES / (1 << 20)
+
+    def new_search(self) -> int:
+        """Make every stored entry invisible (wraps after 255 searches, then really clears)."""
+        self.gen += 1
+        if self.gen > 255:
+            self.keys[:] = 0
+            self.data[:] = 0
+            self.gen = 1
+        return self.gen
+
+    def lookup(self, key: int) -> tuple[int, int, int, int] | None:
+        """(score, depth, bound, move) stored for ``key`` in this generation."""
+        d = int(tt_lookup(self.keys, self.data, self.shift, np.uint64(self.gen), np.uint64(key)))
+        if not d:
+            return None
+        score = (d & 0xFFFFFFFF) - SCORE_BIAS
+        return score, (d >> 32) & 0xFF, (d >> 40) & 3, (d >> 48) & 0xFF
