@@ -92,6 +92,14 @@ class Tally:
         return wilson(self.points, self.games)
 
     @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else float("nan")
+
+    @property
+    def win_interval(self) -> Interval:
+        return wilson(self.wins, self.games)
+
+    @property
     def mean_nodes(self) -> float:
         return self.nodes / self.moves if self.moves else 0.0
 
@@ -137,6 +145,8 @@ class Tally:
             "games": self.games,
             "score": None if not self.games else self.score,
             "score_95": iv.as_list(),
+            "win_rate": None if not self.games else self.win_rate,
+            "win_rate_95": self.win_interval.as_list(),
             "moves": self.moves,
             "mean_nodes": self.mean_nodes,
             "mean_ms": self.mean_ms,

@@ -1,0 +1,120 @@
+"""Run a round robin: every pair from the same paired openings, optionally in worker processes."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import platform
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+
+from connect4 import STANDARD, Geometry
+
+from .match import GameRecord, play_game
+from .openings import GameSlot, random_openings, schedule
+from .players import PlayerFactory, Via
+from .progress import Progress
+
+
+@dataclass
+class ArenaConfig:
+    players: list[str]
+    games: int  # per pair, even
+    opening_plies: int
+    seed: int
+    workers: int = 1
+    via: Via = Via()
+    geometry: Geometry = STANDARD
+    books: str | None = None  # perfect player's books (in-process), a books.lookup spec
+    engine_books: str | None = "default"  # engine players' books: "default", "none" or paths
+
+    def to_json(self) -> dict:
+        return {
+            "players": self.players,
+            "games_per_pair": self.games,
+            "opening_plies": self.opening_plies,
+            "seed": self.seed,
+            "workers": self.workers,
+            "via_grpc": None if self.via.in_process else {"engine": self.via.engine_addr, "solver": self.via.solver_addr},
+            "books": self.books,
+            "engine_books": self.engine_books,
+            "board": {"width": self.geometry.width, "height": self.geometry.height, "k": self.geometry.k},
+        }
+
+
+# -- worker side -------------------------------------------------------------
+_factory: PlayerFactory | None = None
+
+
+def _init_worker(geometry: Geometry, via: Via, books: str | None, engine_books: str | None) -> None:
+    global _factory
+    _factory = PlayerFactory(geometry, via, _load_books(books), engine_books=engine_books)
+
+
+def _load_books(spec: str | None):
+    if not spec:
+        return None
+    from books.lookup import BookSet
+
+    return BookSet.load(spec)
+
+
+def _play_slot(slot: GameSlot, opening: list[int]) -> GameRecord:
+    assert _factory is not None
+    first = _factory.make(slot.first, seed=slot.seed)
+    second = _factory.make(slot.second, seed=slot.seed ^ 0x5BD1E995)
+    rec = play_game(first, second, opening, _factory.geometry)
+    rec.pair, rec.opening_index, rec.seed = slot.pair, slot.opening, slot.seed
+    return rec
+
+
+# -- driver --------------------------------------------------------------------
+def run_arena(cfg: ArenaConfig, progress_stream=sys.stderr) -> dict:
+    """Play every game; returns the raw results (config, openings, games) as a dict."""
+    if len(cfg.players) < 2:
+        raise ValueError("an arena needs at least two players")
+    openings = random_openings(cfg.games // 2, cfg.opening_plies, cfg.seed, cfg.geometry)
+    slots = schedule(cfg.players, cfg.games, openings, cfg.seed)
+    progress = Progress(len(slots), "games", progress_stream)
+    started = time.time()
+    records: list[GameRecord | None] = [None] * len(slots)
+    if cfg.workers <= 1:
+        _init_worker(cfg.geometry, cfg.via, cfg.books, cfg.engine_books)
+        try:
+            for i, slot in enumerate(slots):
+                records[i] = _play_slot(slot, openings[slot.opening])
+                progress.advance(_label(records[i]))
+        finally:
+            _factory.close()
+    else:
+        # spawn: no forked gRPC or numba state; each worker compiles (or loads
+        # the numba cache) once and keeps its players' tables between games.
+        ctx = mp.get_context("spawn")
+        with ProcessPoolExecutor(cfg.workers, mp_context=ctx, initializer=_init_worker,
+                                 initargs=(cfg.geometry, cfg.via, cfg.books, cfg.engine_books)) as pool:
+            pending = {pool.submit(_play_slot, slot, openings[slot.opening]): i for i, slot in enumerate(slots)}
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    i = pending.pop(fut)
+                    records[i] = fut.result()
+                    progress.advance(_label(records[i]))
+    progress.finish()
+    return {
+        "config": cfg.to_json(),
+        "openings": [[c + 1 for c in o] for o in openings],
+        "games": [r.to_json() for r in records],
+        "run": {
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+            "elapsed_s": round(time.time() - started, 2),
+            "python": platform.python_version(),
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+        },
+    }
+
+
+def _label(rec: GameRecord) -> str:
+    verdict = {1.0: "1-0", 0.0: "0-1", 0.5: "½-½"}[rec.result]
+    return f"{rec.first} vs {rec.second} {verdict}"

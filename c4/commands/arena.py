@@ -1,0 +1,94 @@
+"""``c4 arena PLAYER PLAYER...``: a round robin from paired random openings."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "arena",
+        help="round robin between players from paired random openings: scores, intervals, Elo, plots",
+        description="Every pair of players plays --games games: --games/2 random openings of --opening-plies plies, "
+        "each played once with each player making the first move after it. Writes games.json (raw and summary), "
+        "report.md and PNG plots into --out; prints the Markdown report. Players: random, greedy, gated, "
+        "minimax:D, easy, medium, hard, mcts:N, engine:MS, perfect[:NODES].",
+    )
+    p.add_argument("players", nargs="+", metavar="PLAYER", help="player specs, at least two")
+    p.add_argument("--games", type=int, default=20, help="games per pair, even (default 20)")
+    p.add_argument("--opening-plies", type=int, default=4, help="random plies before the players take over (default 4)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the openings and the players (default 1)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--via-grpc", metavar="ENGINE_ADDR,SOLVER_ADDR", default=None,
+                   help="play through the services instead of in-process, e.g. 127.0.0.1:50051,127.0.0.1:50052")
+    p.add_argument("--books", default=None, help="books for the in-process perfect player (files or folders, comma separated)")
+    p.add_argument("--engine-books", default="default",
+                   help="books of in-process engine players: default (opening + corrective), none, or paths (comma separated)")
+    p.add_argument("--size", default="7x6", help="board WxH (default 7x6)")
+    p.add_argument("--connect", type=int, default=4, help="stones in a row that win (default 4)")
+    p.add_argument("--elo-prior", type=float, default=1.0, help="virtual draws per pair in the Elo fit (default 1)")
+    p.add_argument("--out", default="arena-out", help="folder for games.json, report.md and plots (default arena-out)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from connect4 import Connect4Error, Geometry
+
+    from arena.players import PlayerError, Via, check_spec
+    from arena.report import write_all
+    from arena.runner import ArenaConfig, run_arena
+
+    def fail(msg: str) -> int:
+        print(f"c4 arena: {msg}", file=sys.stderr)
+        return 2
+
+    try:
+        geometry = Geometry.parse(args.size, args.connect)
+        via = Via.parse(args.via_grpc)
+    except (Connect4Error, ValueError) as exc:
+        return fail(str(exc))
+    if len(args.players) < 2:
+        return fail("give at least two players")
+    if len(set(args.players)) != len(args.players):
+        return fail("every player may appear once")
+    if args.games < 2 or args.games % 2:
+        return fail(f"--games must be even and at least 2 (each opening is played from both seats), got {args.games}")
+    if args.workers < 1:
+        return fail("--workers must be at least 1")
+    if via.in_process:
+        for spec in args.players:
+            try:
+                check_spec(spec, geometry)
+            except PlayerError as exc:
+                return fail(f"player {spec!r}: {exc}")
+    cfg = ArenaConfig(list(args.players), args.games, args.opening_plies, args.seed, args.workers, via, geometry,
+                      args.books, args.engine_books)
+    command = "c4 arena " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if sys.argv[1:2] == ["arena"] else None
+    try:
+        raw = run_arena(cfg)
+    except (ValueError, PlayerError) as exc:
+        return fail(str(exc))
+    if command is None:
+        command = _rebuild(args)
+    summary = write_all(raw, args.out, command, args.elo_prior)
+    from arena.report import markdown
+
+    print(markdown(raw, summary, command))
+    print(f"written: {args.out}/games.json, report.md, scores.png, pairs.png, elo.png", file=sys.stderr)
+    return 0
+
+
+def _rebuild(args) -> str:
+    parts = ["c4", "arena", *args.players, "--games", str(args.games), "--opening-plies", str(args.opening_plies),
+             "--seed", str(args.seed)]
+    if args.workers != 1:
+        parts += ["--workers", str(args.workers)]
+    if args.via_grpc:
+        parts += ["--via-grpc", args.via_grpc]
+    if args.engine_books != "default":
+        parts += ["--engine-books", args.engine_books]
+    if args.size != "7x6" or args.connect != 4:
+        parts += ["--size", args.size, "--connect", str(args.connect)]
+    parts += ["--out", args.out]
+    return " ".join(shlex.quote(p) for p in parts)
