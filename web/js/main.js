@@ -381,6 +381,7 @@ function view(ply) {
   if (!app.st) return;
   ply = Math.max(0, Math.min(app.st.ply, ply));
   app.viewPly = ply === app.st.ply ? null : ply;
+  clearAlert(["error"]);
   render(false);
   refreshSolution();
 }

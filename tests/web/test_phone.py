@@ -1,0 +1,45 @@
+"""A phone-sized viewport: the whole board fits, nothing scrolls sideways, a
+tap drops a disc and the settings stay reachable."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.web.helpers import discs, my_turn, open_new_game, shot, wait_ply, wait_status
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
+
+
+@pytest.fixture
+def phone(browser, stack):
+    ctx = browser.new_context(base_url=stack.url, **PHONE)
+    ctx.set_default_timeout(20000)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    ctx.close()
+    assert not errors, errors
+
+
+def test_phone_viewport(phone):
+    page = phone
+    open_new_game(page, opponent="random", youStart=True, think=0.05)
+    my_turn(page)
+    # nothing wider than the screen
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    box = page.locator("#board").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    assert box["width"] > 300  # and the board uses the width it has
+    # every column can be tapped: hit strips at least 40 px wide
+    hit = page.locator("#board .hit[data-col='1']").bounding_box()
+    assert hit["width"] >= 40
+    page.tap("#board .hit[data-col='4']")
+    wait_ply(page, 2)
+    wait_status(page, "to_move")
+    assert (4, 1, 0) in discs(page)
+    # the settings are on screen
+    for sel in ("#new-game", "#undo", "#hints", "#solution", "#opponent", "#think"):
+        b = page.locator(sel).bounding_box()
+        assert b and b["x"] >= 0 and b["x"] + b["width"] <= 390, sel
+    shot(page, "phone")

@@ -1,0 +1,175 @@
+"""Playing in the browser: whole games by clicks and by keys, the ghost and the
+drop, undo (also while the engine thinks), refused moves."""
+
+from __future__ import annotations
+
+from connect4.hints import hints
+from connect4.position import Position
+
+from tests.web.helpers import (
+    discs, expected_discs, game_state, my_turn, open_new_game, seat_position, shot, wait_ply, wait_status,
+)
+
+
+def choose(moves: list[int], width: int = 7) -> int:
+    """A sensible human: win now, else block, else the most central safe column (1-based)."""
+    pos = Position.from_moves([m - 1 for m in moves])
+    h = hints(pos)
+    if h.winning_moves:
+        return h.winning_moves[0] + 1
+    if h.must_block:
+        return h.must_block[0] + 1
+    legal = sorted(pos.legal_moves(), key=lambda c: abs(c - (width - 1) / 2))
+    safe = [c for c in legal if c not in h.losing_moves] or legal
+    return safe[0] + 1
+
+
+def play_to_end(page, press) -> dict:
+    """Play until the game is over; `press(col)` makes one move on the page."""
+    for _ in range(30):
+        status = wait_status(page, "to_move", "over")
+        if status == "over":
+            break
+        my_turn(page)
+        st = game_state(page)
+        press(choose(st["moves"]))
+        wait_ply(page, st["ply"] + 1)
+    assert wait_status(page, "over") == "over"
+    return game_state(page)
+
+
+def check_finished_board(page, st: dict) -> None:
+    wait_ply(page, st["ply"])
+    assert sorted(discs(page)) == expected_discs(st["moves"])
+    status = page.inner_text("#status")
+    winner = st["result"]["winner"]
+    if winner is None:
+        assert "Draw" in status
+    else:
+        assert ("You win!" in status) if winner == st["you"] else ("wins." in status)
+        # the winning line is highlighted: a stroke and every cell of it
+        assert page.locator("#board .win-line").count() == 1
+        cells = page.evaluate("[...document.querySelectorAll('#board .win-cell')].map(c => [+c.dataset.col, +c.dataset.row])")
+        assert sorted(map(tuple, cells)) == sorted(map(tuple, st["winning_cells"]))
+        assert len(cells) >= 4
+    # the move list has every move
+    assert page.locator("#move-list li").count() == st["ply"]
+
+
+def test_whole_game_by_clicks(page):
+    open_new_game(page, opponent="random", youStart=True, think=0.05)
+    st = play_to_end(page, lambda col: page.click(f"#board .hit[data-col='{col}']"))
+    st["you"] = "red"
+    check_finished_board(page, st)
+    # the board refuses further moves, with a message
+    page.click("#board .hit[data-col='1']")
+    assert "over" in page.inner_text("#alert")
+    shot(page, "game_by_clicks")
+
+
+def test_whole_game_by_keys_swap_and_think_time(page):
+    open_new_game(page, opponent="random", youStart=True, think=1)
+    first_game = page.evaluate("location.search")
+    # + and - double and halve the think time
+    assert page.inner_text("#think-value") == "1 s"
+    page.keyboard.press("+")
+    assert page.inner_text("#think-value") == "2 s"
+    page.keyboard.press("-")
+    page.keyboard.press("-")
+    page.keyboard.press("-")
+    assert page.inner_text("#think-value") == "250 ms"
+    # S swaps who starts and restarts: the opponent (random) opens
+    page.keyboard.press("s")
+    page.wait_for_function("s => location.search !== s", arg=first_game)
+    wait_ply(page, 1)
+    assert page.input_value("#starts") == "them"
+    st = game_state(page)
+    assert st["seats"]["red"]["kind"] == "opponent" and st["think_ms"] == 250
+
+    turn = {"n": 0}
+
+    def press(col):  # alternate digits and letters
+        turn["n"] += 1
+        page.keyboard.press(str(col) if turn["n"] % 2 else "abcdefg"[col - 1])
+
+    st = play_to_end(page, press)
+    st["you"] = "yellow"
+    wait_ply(page, st["ply"])
+    assert sorted(discs(page)) == expected_discs(st["moves"])
+    assert page.locator("#move-list li").count() == st["ply"]
+    shot(page, "game_by_keys")
+
+
+def test_ghost_and_drop(page):
+    open_new_game(page, opponent="random", youStart=True, think=0.05)
+    my_turn(page)
+    page.hover("#board .hit[data-col='3']")
+    ghost = page.locator("#board .ghosts .ghost")
+    assert ghost.count() == 1
+    assert ghost.get_attribute("data-col") == "3" and ghost.get_attribute("data-row") == "1"
+    opacity = float(page.evaluate("getComputedStyle(document.querySelector('#board .ghost')).opacity"))
+    assert 0.2 < opacity < 0.8  # translucent
+    shot(page, "ghost")
+    # the drop: the new disc falls from above the board to its cell
+    page.click("#board .hit[data-col='3']")
+    falling = page.evaluate("""() => {
+        const d = document.querySelector('#board .discs .disc[data-col="3"][data-row="1"]');
+        return {animations: d.getAnimations().length, y: d.getBoundingClientRect().y};
+    }""")
+    assert falling["animations"] >= 1
+    wait_ply(page, 2)
+    page.wait_for_function("document.querySelector('#board .discs .disc[data-col=\"3\"][data-row=\"1\"]').getAnimations().length === 0")
+    landed = page.evaluate("document.querySelector('#board .discs .disc[data-col=\"3\"][data-row=\"1\"]').getBoundingClientRect().y")
+    assert falling["y"] < landed - 50  # it started well above its cell
+    # the last move (the opponent's reply) is marked
+    st = game_state(page)
+    last = st["moves"][-1]
+    mark = page.evaluate("(() => { const c = document.querySelector('#board .last-move'); return [+c.getAttribute('cx'), +c.getAttribute('cy')]; })()")
+    assert abs(mark[0] - (last - 0.5) * 100) < 1
+    # no ghost while it is not our turn, and it comes back on our turn
+    my_turn(page)
+    page.hover("#board .hit[data-col='5']")
+    assert page.locator("#board .ghosts .ghost").get_attribute("data-col") == "5"
+
+
+def test_undo_also_while_the_engine_thinks(page):
+    open_new_game(page, opponent="engine:1000", youStart=True, think=4)
+    my_turn(page)
+    page.keyboard.press("4")
+    wait_status(page, "thinking")
+    page.wait_for_function("document.querySelector('#detail').textContent.includes('depth')", timeout=15000)
+    page.keyboard.press("u")
+    wait_ply(page, 0)
+    wait_status(page, "to_move")
+    page.wait_for_timeout(1500)  # the engine's pending answer is thrown away
+    assert game_state(page)["ply"] == 0 and discs(page) == []
+    # undo after the reply: back to our previous turn
+    page.keyboard.press("-")
+    page.keyboard.press("-")
+    page.keyboard.press("-")
+    page.keyboard.press("-")
+    page.keyboard.press("-")
+    page.keyboard.press("n")  # the think time applies from the next game
+    page.wait_for_function("document.querySelector('#seats').textContent.includes('125 ms')")
+    my_turn(page)
+    page.click("#board .hit[data-col='4']")
+    wait_ply(page, 2)
+    wait_status(page, "to_move")
+    page.click("#undo")
+    wait_ply(page, 0)
+    assert game_state(page)["ply"] == 0
+    shot(page, "undo")
+
+
+def test_refused_moves_say_why_and_keep_the_game(page, stack):
+    seat_position(stack, page.context, [4, 4, 4, 4, 4, 4], opponent="human")
+    page.goto("/")
+    my_turn(page)
+    page.click("#board .hit[data-col='4']")  # full
+    page.wait_for_selector("#alert:not([hidden])")
+    assert "full" in page.inner_text("#alert")
+    page.keyboard.press("9")  # not on a 7-column board
+    page.wait_for_function("document.querySelector('#alert').textContent.includes('9')")
+    assert game_state(page)["moves"] == [4, 4, 4, 4, 4, 4]
+    assert sorted(discs(page)) == expected_discs([4, 4, 4, 4, 4, 4])
+    shot(page, "refused_move")

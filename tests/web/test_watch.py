@@ -1,0 +1,54 @@
+"""Share links: a page watching a game another client plays over the JSON
+socket bridge sees the moves and the engine's thinking as they happen."""
+
+from __future__ import annotations
+
+import threading
+
+from tests.web.helpers import Bridge, discs, expected_discs, shot, wait_ply
+
+
+def test_watcher_sees_a_bridge_game_live(page, stack):
+    bridge = Bridge(stack.bridge_port)
+    try:
+        reply = bridge.send(cmd="new", engine_starts=False, opponent="engine:1000", think_ms=2500)
+        assert "error" not in reply, reply
+        # out of the opening books, so the engine really searches
+        reply = bridge.send(cmd="replay", moves=[1, 7, 1, 7], engine_starts=False)
+        assert reply.get("history") == [1, 7, 1, 7], reply
+        watch_url = reply["watch_url"]
+        assert reply["game"] in watch_url
+        page.goto(watch_url)
+        page.wait_for_function("document.body.dataset.version !== undefined")
+        assert page.is_visible("#mode") and page.inner_text("#mode") == "watching"
+        assert not page.evaluate("document.querySelector('#board').classList.contains('interactive')")
+        assert watch_url.endswith(page.evaluate("location.search"))
+
+        # a move over the bridge waits for the engine: send it from a thread and
+        # watch the page show the move, then the engine thinking, then its reply
+        done: dict = {}
+        wait_ply(page, 4)
+        mover = threading.Thread(target=lambda: done.update(bridge.send(cmd="move", col=4)))
+        mover.start()
+        wait_ply(page, 5, timeout=15000)
+        page.wait_for_function("document.querySelector('#status').textContent.includes('thinking')", timeout=15000)
+        page.wait_for_function("document.querySelector('#detail').textContent.includes('nodes')", timeout=15000)
+        assert "depth" in page.inner_text("#detail")
+        shot(page, "watch_thinking")
+        mover.join(30)
+        assert done.get("history") and len(done["history"]) == 6, done
+        wait_ply(page, 6)
+        assert sorted(discs(page)) == expected_discs(done["history"])
+        assert "played" in page.inner_text("#detail")
+
+        # a second move, the reply again without reloading
+        reply = bridge.send(cmd="move", col=3)
+        assert len(reply["history"]) == 8, reply
+        wait_ply(page, 8)
+        assert sorted(discs(page)) == expected_discs(reply["history"])
+        # the watcher cannot move
+        page.click("#board .hit[data-col='1']")
+        assert "watching" in page.inner_text("#alert")
+        shot(page, "watch_live")
+    finally:
+        bridge.close()
