@@ -41,9 +41,15 @@ class QueueMetricsSettings(BaseSettings):
     log_level: str = "INFO"
 
 
-def bookgen_queues() -> list[str]:
-    from books.bookgen.config import BookgenSettings
+DEFAULT_QUEUES = ["c4.bookgen", "c4.learn"]
 
+
+def bookgen_queues() -> list[str]:
+    """The queue names the bookgen settings give (their defaults without bookgen installed)."""
+    try:
+        from books.bookgen.config import BookgenSettings
+    except ImportError:
+        return list(DEFAULT_QUEUES)
     cfg = BookgenSettings()
     return list(dict.fromkeys([cfg.queue, cfg.learn_queue]))
 
