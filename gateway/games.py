@@ -37,7 +37,11 @@ OUTCOMES = {
     engine_pb2.OUTCOME_DRAW: "draw",
     engine_pb2.OUTCOME_LOSS: "loss",
 }
-RETRY_AFTER_S = 1.0  # when a service is down, the sweeper tries the turn again after this
+RETRY_AFTER_S = 1.0
+# A claim on an opponent's turn lives this long unless its owner renews it
+# (every third of it) while the services think: a crashed gateway's turn is
+# taken over by another gateway's sweeper within about this time.
+CLAIM_TTL_MS = 3000  # when a service is down, the sweeper tries the turn again after this
 
 
 def _illegal(exc: Exception, state: dict | None = None) -> GameError:
@@ -331,6 +335,20 @@ class Games:
             log.exception("opponent turn crashed", extra={"game": game_id})
             await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
 
+    async def _keep_claim(self, game_id: str, version: int) -> None:
+        try:
+            while True:
+                await asyncio.sleep(CLAIM_TTL_MS / 3000)
+                await self.store.renew(game_id, version, self.owner, CLAIM_TTL_MS)
+        except asyncio.CancelledError:
+            pass
+        except Exception as exc:
+            log.warning("claim renewal failed", extra={"game": game_id, "error": repr(exc)})
+
+    def _max_turn_s(self, doc: dict) -> float:
+        budget = (self._budget(doc) or 1000) / 1000
+        return 2 * budget + 2 * self.settings.rpc_timeout_s + CLAIM_TTL_MS / 1000 + 5
+
     def _budget(self, doc: dict) -> int:
         return int(doc["think_ms"] or 0)
 
@@ -340,26 +358,33 @@ class Games:
         ``wait=False``: give up at once when another gateway holds the turn.
         """
         game_id = doc["id"]
+        deadline = None
         while program_to_move(doc):
             v = doc["version"]
-            budget = self._budget(doc) or 1000
-            ttl_ms = 2 * budget + int(2000 * self.settings.rpc_timeout_s) + 5000
-            if not await self.store.claim(game_id, v, self.owner, ttl_ms):
+            if not await self.store.claim(game_id, v, self.owner, CLAIM_TTL_MS):
                 if not wait:
                     await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
                     return doc
-                doc = await self.store.wait_change(game_id, v, ttl_ms / 1000)
-                if doc["version"] == v:
+                # Another gateway plays this turn: wait for its answer, and claim the
+                # turn again if that gateway went away (its claim then expires).
+                if deadline is None:
+                    deadline = time.monotonic() + self._max_turn_s(doc)
+                elif time.monotonic() > deadline:
                     raise GameError("timeout", "the opponent did not answer in time", self.view(doc, you))
+                doc = await self.store.wait_change(game_id, v, CLAIM_TTL_MS / 1000)
                 continue
+            heartbeat = asyncio.create_task(self._keep_claim(game_id, v))
             try:
                 col, search, resign = await self._think(doc)
             except GameError as exc:
+                heartbeat.cancel()
                 await self.store.release(game_id, v, self.owner)
                 await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
                 message = exc.message + "; the game is kept and the opponent moves when the service is back"
                 await self.store.publish(game_id, {"type": "error", "error": {"code": exc.code, "message": message}})
                 raise GameError(exc.code, message, self.view(doc, you)) from None
+            finally:
+                heartbeat.cancel()
             new = dict(doc, moves=list(doc["moves"]))
             mover = color_to_move(doc)
             new["last_search"] = search

@@ -58,6 +58,12 @@ redis.call('PUBLISH', KEYS[4], ARGV[8])
 return 1
 """
 
+# Keep a claim alive while its owner still works on the turn.
+RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+
 # Release a claim only if it is still ours.
 RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -71,6 +77,7 @@ class Store:
         self.ttl_s = ttl_s
         self._cas = self.redis.register_script(CAS)
         self._release = self.redis.register_script(RELEASE)
+        self._renew = self.redis.register_script(RENEW)
 
     async def close(self) -> None:
         await self.redis.aclose()
@@ -104,6 +111,9 @@ class Store:
     # -- who plays an opponent's turn -------------------------------------------
     async def claim(self, game_id: str, version: int, owner: str, ttl_ms: int) -> bool:
         return bool(await self.redis.set(CLAIM.format(game_id, version), owner, nx=True, px=ttl_ms))
+
+    async def renew(self, game_id: str, version: int, owner: str, ttl_ms: int) -> bool:
+        return bool(await self._renew(keys=[CLAIM.format(game_id, version)], args=[owner, ttl_ms]))
 
     async def release(self, game_id: str, version: int, owner: str) -> None:
         await self._release(keys=[CLAIM.format(game_id, version)], args=[owner])

@@ -157,6 +157,14 @@ def bare_gateway(redis_server):
 
 
 @pytest.fixture(scope="session")
+def solver_gateway(redis_server, solver_service):
+    """The real solver service, the engine down."""
+    gw = Gateway(redis_server.url, DEAD, solver_service.addr, name="gateway-solver").start()
+    yield gw
+    gw.stop()
+
+
+@pytest.fixture(scope="session")
 def gateway(redis_server, engine_service, solver_service):
     gw = Gateway(redis_server.url, engine_service.addr, solver_service.addr).start()
     yield gw

@@ -1,0 +1,241 @@
+"""``c4 bench gateway``: games against ``random`` through the gateway's REST API
+and through the JSON socket bridge, N at once.
+
+Every request is one human move and the opponent's answer (HTTP or TCP,
+Redis compare-and-sets, one gRPC call to the engine service), so the round
+trip latency is what a client sees. ``moves_per_s`` counts every move played
+on the boards (the client's and the opponent's); ``requests_per_s`` counts
+round trips. ``--json`` prints one object with ``moves_per_s``, ``p50_ms`` and
+``p99_ms`` of the REST run at the top level, and both runs in full.
+
+By default it measures a running gateway (``--url``, ``--bridge``); ``--start``
+starts its own redis-server, engine service and gateway on free ports first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def register(sub) -> None:
+    p = sub.add_parser("gateway", help="moves per second and latency through REST and the bridge",
+                       description=__doc__)
+    p.add_argument("--url", default="http://127.0.0.1:8000", help="gateway HTTP address")
+    p.add_argument("--bridge", default="127.0.0.1:4444", help="gateway bridge address")
+    p.add_argument("--games", type=int, default=8, help="games played at once (default %(default)s)")
+    p.add_argument("--seconds", type=float, default=10.0, help="measured time per run (default %(default)s)")
+    p.add_argument("--opponent", default="random", help="opponent spec (default %(default)s)")
+    p.add_argument("--only", choices=("rest", "bridge"), help="run one of the two")
+    p.add_argument("--start", action="store_true", help="start redis-server, engine service and gateway first")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=run)
+
+
+def _pct(sorted_ms: list[float], q: float) -> float:
+    if not sorted_ms:
+        return 0.0
+    return sorted_ms[min(len(sorted_ms) - 1, int(q * len(sorted_ms)))]
+
+
+def _legal(rows: list[str], rng: random.Random) -> int:
+    return rng.choice([c + 1 for c, cell in enumerate(rows[0]) if cell == "."])
+
+
+class Stats:
+    def __init__(self):
+        self.lat_ms: list[float] = []
+        self.moves = 0
+        self.errors = 0
+
+    def summary(self, seconds: float) -> dict:
+        lat = sorted(self.lat_ms)
+        return {"moves_per_s": round(self.moves / seconds, 1), "requests_per_s": round(len(lat) / seconds, 1),
+                "p50_ms": round(_pct(lat, 0.50), 3), "p99_ms": round(_pct(lat, 0.99), 3),
+                "requests": len(lat), "moves": self.moves, "errors": self.errors, "seconds": round(seconds, 2)}
+
+
+async def _rest_worker(client, opponent: str, stop_at: float, stats: Stats, seed: int, measure_from: float):
+    rng = random.Random(seed)
+    state = None
+    while time.monotonic() < stop_at:
+        if state is None or state["status"] == "over":
+            r = await client.post("/api/v1/games", json={"opponent": opponent})
+            created = r.json()
+            state, token = created["state"], created["token"]
+            headers = {"X-Player-Token": token}
+            gid = state["id"]
+        col = _legal(state["rows"], rng)
+        t0 = time.perf_counter()
+        r = await client.post(f"/api/v1/games/{gid}/moves", json={"column": col}, headers=headers)
+        dt = (time.perf_counter() - t0) * 1000
+        if r.status_code != 200:
+            stats.errors += 1
+            state = None
+            continue
+        new = r.json()
+        if time.monotonic() >= measure_from:
+            stats.lat_ms.append(dt)
+            stats.moves += new["ply"] - state["ply"]
+        state = new
+
+
+async def _bridge_worker(host: str, port: int, stop_at: float, stats: Stats, seed: int, measure_from: float):
+    rng = random.Random(seed)
+    reader, writer = await asyncio.open_connection(host, port)
+
+    async def ask(msg: dict) -> dict:
+        writer.write(json.dumps(msg).encode() + b"\n")
+        await writer.drain()
+        return json.loads(await reader.readline())
+
+    state = await ask({"cmd": "new", "engine_starts": False})
+    while time.monotonic() < stop_at:
+        if isinstance(state.get("status"), dict) or state.get("status") == "draw" or "error" in state:
+            state = await ask({"cmd": "new", "engine_starts": False})
+            continue
+        col = _legal(state["rows"], rng)
+        t0 = time.perf_counter()
+        new = await ask({"cmd": "move", "col": col})
+        dt = (time.perf_counter() - t0) * 1000
+        if "error" in new:
+            stats.errors += 1
+            state = await ask({"cmd": "new", "engine_starts": False})
+            continue
+        if time.monotonic() >= measure_from:
+            stats.lat_ms.append(dt)
+            stats.moves += len(new["history"]) - len(state["history"])
+        state = new
+    writer.close()
+
+
+async def _run_rest(args) -> dict:
+    import httpx
+
+    stats = Stats()
+    limits = httpx.Limits(max_connections=args.games * 2, max_keepalive_connections=args.games * 2)
+    async with httpx.AsyncClient(base_url=args.url, timeout=30, limits=limits) as client:
+        warm = 1.0
+        start = time.monotonic()
+        stop_at = start + warm + args.seconds
+        await asyncio.gather(*(_rest_worker(client, args.opponent, stop_at, stats, i, start + warm)
+                               for i in range(args.games)))
+        return stats.summary(time.monotonic() - start - warm)
+
+
+async def _run_bridge(args) -> dict:
+    host, port = args.bridge.rsplit(":", 1)
+    stats = Stats()
+    warm = 1.0
+    start = time.monotonic()
+    stop_at = start + warm + args.seconds
+    await asyncio.gather(*(_bridge_worker(host, int(port), stop_at, stats, 1000 + i, start + warm)
+                           for i in range(args.games)))
+    return stats.summary(time.monotonic() - start - warm)
+
+
+# -- --start: a private stack on free ports -------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait(check, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except Exception:
+            pass
+        time.sleep(0.2)
+    raise TimeoutError(f"{what} did not start in {timeout}s")
+
+
+class Stack:
+    def __init__(self, opponent: str):
+        self.procs: list[subprocess.Popen] = []
+        self.tmp = tempfile.mkdtemp(prefix="c4-bench-gw-")
+
+    def _spawn(self, args, env) -> subprocess.Popen:
+        log = open(os.path.join(self.tmp, f"{len(self.procs)}.log"), "wb")
+        p = subprocess.Popen(args, env={**os.environ, "PYTHONPATH": str(REPO), **env}, cwd=REPO,
+                             stdout=log, stderr=subprocess.STDOUT)
+        self.procs.append(p)
+        return p
+
+    def start(self, args) -> None:
+        import grpc
+        import httpx
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+        redis_port, engine_port, http_port, bridge_port = (_free_port() for _ in range(4))
+        self._spawn([shutil.which("redis-server") or "redis-server", "--port", str(redis_port), "--save", "",
+                     "--appendonly", "no", "--dir", self.tmp], {})
+        redis_url = f"redis://127.0.0.1:{redis_port}/0"
+        self._spawn([sys.executable, "-m", "engine_svc"], {"C4_ENGINE_PORT": str(engine_port),
+                                                           "C4_ENGINE_METRICS_PORT": "0", "REDIS_URL": redis_url})
+        channel = grpc.insecure_channel(f"127.0.0.1:{engine_port}")
+        stub = health_pb2_grpc.HealthStub(channel)
+        _wait(lambda: stub.Check(health_pb2.HealthCheckRequest(), timeout=1).status == 1, 300, "engine service")
+        channel.close()
+        self._spawn([sys.executable, "-m", "gateway"], {
+            "REDIS_URL": redis_url, "C4_GATEWAY_PORT": str(http_port), "C4_GATEWAY_BRIDGE_PORT": str(bridge_port),
+            "C4_GATEWAY_ENGINE_ADDR": f"127.0.0.1:{engine_port}", "C4_GATEWAY_LOG_LEVEL": "WARNING",
+            "C4_GATEWAY_BRIDGE_OPPONENT": args.opponent})
+        args.url = f"http://127.0.0.1:{http_port}"
+        args.bridge = f"127.0.0.1:{bridge_port}"
+        _wait(lambda: httpx.get(args.url + "/healthz", timeout=1).status_code == 200, 60, "gateway")
+
+    def stop(self) -> None:
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def run(args) -> int:
+    stack = Stack(args.opponent) if args.start else None
+    try:
+        if stack:
+            print("starting redis-server, engine service and gateway ...", file=sys.stderr)
+            stack.start(args)
+        out: dict = {"games": args.games, "opponent": args.opponent}
+        if args.only in (None, "rest"):
+            print(f"REST: {args.games} games for {args.seconds:g} s ...", file=sys.stderr)
+            out["rest"] = asyncio.run(_run_rest(args))
+        if args.only in (None, "bridge"):
+            print(f"bridge: {args.games} games for {args.seconds:g} s ...", file=sys.stderr)
+            out["bridge"] = asyncio.run(_run_bridge(args))
+        top = out.get("rest") or out.get("bridge")
+        out.update(moves_per_s=top["moves_per_s"], p50_ms=top["p50_ms"], p99_ms=top["p99_ms"])
+    finally:
+        if stack:
+            stack.stop()
+    if args.json:
+        print(json.dumps(out))
+    else:
+        for name in ("rest", "bridge"):
+            if name in out:
+                s = out[name]
+                print(f"{name:7s} {s['moves_per_s']:8.1f} moves/s  {s['requests_per_s']:8.1f} requests/s  "
+                      f"p50 {s['p50_ms']:.2f} ms  p99 {s['p99_ms']:.2f} ms  ({s['requests']} requests, "
+                      f"{s['errors']} errors)")
+    return 0
