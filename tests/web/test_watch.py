@@ -52,3 +52,38 @@ def test_watcher_sees_a_bridge_game_live(page, stack):
         shot(page, "watch_live")
     finally:
         bridge.close()
+
+
+def test_two_people_through_an_invite_link(page, browser, stack):
+    from tests.web.helpers import my_turn, open_new_game, wait_status
+
+    open_new_game(page, opponent="human", youStart=True)
+    page.wait_for_selector("#invite-row:not([hidden])")
+    invite = page.input_value("#invite-link")
+    assert "invite=" in invite
+    my_turn(page)
+    page.click("#board .hit[data-col='4']")
+    wait_ply(page, 1)
+    assert "Waiting for the invited player" in page.inner_text("#status")
+
+    other = browser.new_context(base_url=stack.url, viewport={"width": 1000, "height": 800})
+    try:
+        friend = other.new_page()
+        friend.goto(invite)
+        friend.wait_for_function("document.body.dataset.version !== undefined")
+        # the invite is spent: the address bar now holds the plain share link
+        assert "invite" not in friend.evaluate("location.search")
+        my_turn(friend)
+        assert "Your turn" in friend.inner_text("#status")
+        friend.keyboard.press("d")
+        wait_ply(friend, 2)
+        wait_ply(page, 2)  # the first player sees it live
+        my_turn(page)
+        assert page.is_hidden("#invite-row")
+        page.keyboard.press("3")
+        wait_ply(friend, 3)
+        wait_status(friend, "to_move")
+        assert sorted(discs(friend)) == expected_discs([4, 4, 3])
+        shot(friend, "invited_player")
+    finally:
+        other.close()

@@ -561,6 +561,8 @@ function renderEval() {
     const w = st.result?.winner;
     v = w === "red" ? 1 : w === "yellow" ? -1 : 0;
   }
+  // only a program's search has a score to show
+  bar.parentElement.style.visibility = programColour ? "visible" : "hidden";
   bar.querySelector(".eval-red").style.height = `${50 + 50 * v}%`;
   bar.setAttribute("aria-valuenow", Math.round(v * 100));
   bar.title = `Engine evaluation (${text}); red's side at the bottom, full = proven win`;

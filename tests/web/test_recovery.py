@@ -1,0 +1,62 @@
+"""The page recovers by itself: the gateway restarts under it, the engine
+service goes down and comes back. The game is never lost."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.web.helpers import discs, game_state, my_turn, open_new_game, shot, wait_ply, wait_status
+
+
+@pytest.fixture
+def own_stack(stack):
+    if not hasattr(stack, "engine"):
+        pytest.skip("needs a stack these tests started (not C4_WEB_URL)")
+    yield stack
+    stack.wait_ready(120)
+
+
+def conn_state(page, state: str, timeout: float = 30000) -> None:
+    page.wait_for_function("s => document.querySelector('#conn').dataset.state === s", arg=state, timeout=timeout)
+
+
+def test_gateway_restart(page, own_stack):
+    open_new_game(page, opponent="random", youStart=True, think=0.05)
+    my_turn(page)
+    page.keyboard.press("4")
+    wait_ply(page, 2)
+    wait_status(page, "to_move")
+    conn_state(page, "open")
+
+    own_stack.gateway.stop()
+    conn_state(page, "reconnecting")
+    page.keyboard.press("3")  # refused: nobody answers, and the page says so
+    page.wait_for_function("document.querySelector('#alert').textContent.includes('gateway')")
+    assert len(discs(page)) == 2
+    shot(page, "gateway_down")
+
+    own_stack.gateway.start()
+    conn_state(page, "open", timeout=30000)  # the WebSocket came back by itself
+    page.wait_for_selector("#alert", state="hidden")
+    my_turn(page)
+    page.keyboard.press("3")
+    wait_ply(page, 4)
+    st = game_state(page)
+    assert st["moves"][0] == 4 and st["moves"][2] == 3
+
+
+def test_engine_down_then_back(page, own_stack):
+    open_new_game(page, opponent="random", youStart=True, think=0.05)
+    my_turn(page)
+    own_stack.engine.stop()
+    page.keyboard.press("4")
+    # the move is kept; the page says the engine is unavailable
+    page.wait_for_function("document.querySelector('#alert').textContent.toLowerCase().includes('unavailable')", timeout=30000)
+    assert game_state(page)["moves"] == [4]
+    shot(page, "engine_down")
+    own_stack.engine.start()
+    # the engine answers when it is back, and the page shows it without a reload
+    wait_ply(page, 2, timeout=120000)
+    wait_status(page, "to_move")
+    page.wait_for_selector("#alert", state="hidden", timeout=30000)
+    my_turn(page)
