@@ -85,13 +85,14 @@ def run(args) -> int:
         print(f"c4 up: another stack (pid {other}) uses {data_dir}; stop it or choose --data-dir", file=sys.stderr)
         return 2
 
+    stack_id = uuid.uuid4().hex[:12]
     try:
         opts = plan.StackOptions(
             data_dir=data_dir, host=args.host, http_port=args.http_port, bridge_port=args.bridge_port,
             engine_port=args.engine_port, solver_port=args.solver_port,
             engine_metrics_port=args.engine_metrics_port, solver_metrics_port=args.solver_metrics_port,
             redis_url=args.redis_url or plan.redis_url_from_env(), redis_port=args.redis_port,
-            workers=max(0, args.workers),
+            workers=max(0, args.workers), stack_id=stack_id,
         )
         stack = plan.build(opts)
         metrics_port = args.metrics_port or plan.free_port()
@@ -103,7 +104,6 @@ def run(args) -> int:
 
     color = {"auto": None, "always": True, "never": False}[args.color]
     sink = LogSink(sys.stdout, file=data_dir / "logs" / "stack.log", color=color, raw=args.raw_logs)
-    stack_id = uuid.uuid4().hex[:12]
     stack.metrics["stack"] = f"http://127.0.0.1:{metrics_port}/metrics"
     sup = Supervisor(stack.specs, sink, state_file=state_file, stack_id=stack_id,
                      start_timeout=args.start_timeout,

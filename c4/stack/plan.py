@@ -72,6 +72,7 @@ class StackOptions:
     redis_url: str | None = None  # a running server to use instead of starting one
     redis_port: int = 0
     workers: int = 0
+    stack_id: str = "stack"
     python: str = field(default_factory=lambda: sys.executable)
 
 
@@ -183,9 +184,11 @@ def build(opts: StackOptions) -> Stack:
 
     # Stage 3: bookgen workers.
     for i in range(1, opts.workers + 1):
+        node = f"worker-{i}.{opts.stack_id}@{socket.gethostname()}"
         specs.append(ChildSpec(
-            name=f"worker-{i}", argv=[py, "-m", "c4.main", "bookgen", "worker"], stage=3,
-            env={**common}, stop_timeout=20.0,
+            name=f"worker-{i}", argv=[py, "-m", "c4.main", "bookgen", "worker", "--name", node], stage=3,
+            env={**common}, stop_timeout=30.0,
+            ready=lambda n=node, u=redis_url: celery_ping(u, n), info={"node": node},
         ))
 
     metrics = {"gateway": public + "/metrics",
@@ -194,6 +197,22 @@ def build(opts: StackOptions) -> Stack:
     return Stack(specs=specs, redis_url=redis_url, http_url=public + "/",
                  bridge=hostport(url_host(opts.host), opts.bridge_port), mcp_url=public + "/mcp",
                  metrics=metrics, redis_external=redis_external)
+
+
+_celery_apps: dict = {}
+
+
+def celery_ping(redis_url: str, node: str, timeout: float = 1.0) -> tuple[bool, str]:
+    """Does the bookgen worker called `node` answer a Celery control ping?"""
+    try:
+        if redis_url not in _celery_apps:
+            from books.bookgen.app import make_app
+
+            _celery_apps[redis_url] = make_app(redis_url)
+        replies = _celery_apps[redis_url].control.ping(destination=[node], timeout=timeout)
+    except Exception as err:  # broker down, bookgen missing: not ready, say why
+        return False, f"{type(err).__name__}: {err}"
+    return (True, "pong") if replies else (False, "no pong")
 
 
 def redis_url_from_env() -> str | None:

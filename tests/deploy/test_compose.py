@@ -252,6 +252,11 @@ def test_health_dependencies_restart(resolved):
     assert set(services["gateway"]["depends_on"]) == {"redis", "engine", "solver"}
     assert "redis" in services["bookgen-worker"]["depends_on"]
     assert "redis-cli" in " ".join(services["redis"]["healthcheck"]["test"])
+    # the worker's health check pings this very worker by the node name its command gives it
+    worker = services["bookgen-worker"]
+    name = worker["command"][worker["command"].index("--name") + 1]
+    assert name == "bookgen@%h"
+    assert "inspect ping --destination bookgen@$HOSTNAME" in " ".join(worker["healthcheck"]["test"])
 
 
 def test_redis_persists_on_a_named_volume(resolved):
