@@ -6,24 +6,33 @@
 
 import { api } from "./api.js";
 
-const cache = new Map(); // position key -> {scores: {col: score|null}, best, source} | {error}
+const cache = new Map(); // position key -> {scores: {col: score|null}, best, source}
+let historyAnalysis = null; // does the gateway analyse earlier positions (?ply=N)? null = not known yet
 
 export function positionKey(state, ply) {
   return `${state.width}x${state.height}k${state.k}:${state.moves.slice(0, ply).join(",")}`;
 }
 
+function noHistory() {
+  const err = new Error("this gateway analyses only the current position");
+  err.code = "no_history_analysis";
+  return err;
+}
+
 /** -> {scores:{1:..}, best, nodes, source, elapsed_ms}; throws ApiError. */
-export async function analyse(state, ply) {
+export async function analyse(state, ply, deadlineMs = undefined) {
   const key = positionKey(state, ply);
   const hit = cache.get(key);
-  if (hit && !hit.error) return hit;
-  const reply = await api.analysis(state.id, ply === state.moves.length ? undefined : ply);
+  if (hit) return hit;
+  const current = ply === state.moves.length;
+  if (!current && historyAnalysis === false) throw noHistory();
+  const reply = await api.analysis(state.id, current ? undefined : ply, deadlineMs);
   // A gateway that ignores ?ply answers for the current position: only trust
-  // it when it says which ply it analysed or the ply is the current one.
-  if (reply.ply !== undefined ? reply.ply !== ply : ply !== state.moves.length) {
-    const err = new Error("this gateway only analyses the current position");
-    err.code = "no_history_analysis";
-    throw err;
+  // it when it names the ply it analysed or the ply is the current one.
+  if (reply.ply !== undefined) historyAnalysis = true;
+  if (reply.ply !== undefined ? reply.ply !== ply : !current) {
+    if (!current) historyAnalysis = false;
+    throw noHistory();
   }
   const scores = {};
   for (const c of reply.columns || []) scores[c.column] = c.score ?? null;
@@ -33,8 +42,7 @@ export async function analyse(state, ply) {
 }
 
 export function cached(state, ply) {
-  const hit = cache.get(positionKey(state, ply));
-  return hit && !hit.error ? hit : null;
+  return cache.get(positionKey(state, ply)) || null;
 }
 
 /**
@@ -58,21 +66,23 @@ export function moveVerdict(state, i) {
 export class GameAnalyser {
   constructor() { this.run = 0; }
 
-  /** Analyse plies 0..n-1 of `state` in order; stops when start() is called again. */
+  /** Analyse the positions before each move, last first (late positions are
+   * quick, early ones may not be provable in time); stops when start() is
+   * called again, or at the first error. */
   async start(state, onEach, onDone) {
     const run = ++this.run;
-    for (let i = 0; i < state.moves.length; i++) {
+    for (let i = state.moves.length - 1; i >= 0; i--) {
       if (run !== this.run) return;
       if (cached(state, i)) { onEach(i); continue; }
       try {
-        await analyse(state, i);
+        await analyse(state, i, 4000);
         onEach(i);
       } catch (err) {
-        if (run === this.run) onDone(err);
+        if (run === this.run) onDone(err, i);
         return;
       }
     }
-    if (run === this.run) onDone(null);
+    if (run === this.run) onDone(null, -1);
   }
 
   stop() { this.run++; }

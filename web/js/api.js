@@ -51,7 +51,8 @@ export const api = {
   hints: (id, token, on) => call("POST", `games/${encodeURIComponent(id)}/hints`, { token, body: { on } }),
   replay: (id, token, moves) =>
     call("POST", `games/${encodeURIComponent(id)}/replay`, { token, body: { moves, wait: false }, query: { wait: "false" } }),
-  analysis: (id, ply) => call("GET", `games/${encodeURIComponent(id)}/analysis`, { query: { ply }, timeoutMs: 30000 }),
+  analysis: (id, ply, deadlineMs) =>
+    call("GET", `games/${encodeURIComponent(id)}/analysis`, { query: { ply, deadline_ms: deadlineMs }, timeoutMs: 30000 }),
   health: () => call("GET", "/healthz", { timeoutMs: 5000 }),
   ready: () => call("GET", "/readyz", { timeoutMs: 5000 }),
 };

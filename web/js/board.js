@@ -223,7 +223,8 @@ export class BoardView {
     const game = this.game;
     if (sol.loading || sol.error) {
       const t = el("text", { class: "sol-loading", x: (game.width * CELL) / 2, y: TOP / 2 + 8 }, layer);
-      t.textContent = sol.loading ? "solving…" : `solver: ${sol.error}`;
+      // the whole message is in the status details; the board says it short
+      t.textContent = sol.loading ? "solving…" : "no solution: see above";
       return;
     }
     const scores = sol.scores || {};

@@ -2,19 +2,20 @@
 // (letters only up to g, so they never clash with the command letters).
 
 export const KEYS = [
-  ["1 … 9, a … g", "drop a disc in that column"],
-  ["← →, Enter", "move the column cursor, drop"],
-  ["N", "new game"],
-  ["S", "swap who starts and restart"],
-  ["U", "undo (also while the engine thinks)"],
-  ["H", "hint rings on / off"],
-  ["X", "show solution on / off"],
-  ["+ −", "double / halve the think time"],
-  [", .", "step back / forward through the moves"],
-  ["Home End", "first position / back to the game"],
-  ["M", "jump to the first mistake"],
-  ["L", "copy the share link"],
-  ["?", "about and keys"],
+  [["1 … 9", "a … g"], "drop a disc in that column"],
+  [["←", "→", "Enter"], "move the column cursor, drop"],
+  [["N"], "new game"],
+  [["S"], "swap who starts and restart"],
+  [["U"], "undo (also while the engine thinks)"],
+  [["H"], "hint rings on / off"],
+  [["X"], "show solution on / off"],
+  [["+", "\u2212"], "double / halve the think time"],
+  [[",", "."], "step back / forward through the moves"],
+  [["Home", "End"], "first position / back to the game"],
+  [["M"], "jump to the first mistake"],
+  [["L"], "copy the share link"],
+  [["?"], "about and keys"],
+  [["Esc"], "close this box, back to the game"],
 ];
 
 /**

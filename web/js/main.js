@@ -360,13 +360,17 @@ function startVerdicts() {
   app.verdicts = true;
   app.analysisNote = "solving…";
   renderMoves();
-  analyser.start(st, (i) => {
+  let done = 0;
+  analyser.start(st, () => {
     if (app.st !== st) return;
-    app.analysisNote = `solving ${i + 1}/${st.moves.length}…`;
+    done++;
+    app.analysisNote = `solving ${done}/${st.moves.length}…`;
     renderMoves();
-  }, (err) => {
+  }, (err, at) => {
     if (app.st !== st) return;
-    app.analysisNote = err ? `solver: ${err.message}` : "solver verdicts";
+    if (!err) app.analysisNote = "solver verdicts";
+    else if (err.code === "no_history_analysis") app.analysisNote = `${err.message}${done ? ` (${done} seen with Show solution on)` : ""}`;
+    else app.analysisNote = `verdicts from move ${at + 2} on; move ${at + 1}: ${err.message}`;
     renderMoves();
   });
 }
@@ -466,7 +470,12 @@ function fillAbout() {
   const t = $("keys");
   for (const [k, what] of KEYS) {
     const tr = t.insertRow();
-    tr.insertCell().innerHTML = k.split(", ").map((x) => `<kbd>${x}</kbd>`).join(" ");
+    const cell = tr.insertCell();
+    for (const key of k) {
+      const kbd = document.createElement("kbd");
+      kbd.textContent = key;
+      cell.append(kbd, " ");
+    }
     tr.insertCell().textContent = what;
   }
 }
@@ -531,6 +540,7 @@ function renderStatus() {
     if (ls.source === "engine_fallback") parts.push("not proven in time: engine move");
     d = parts.join(" · ");
   }
+  if (app.solution && app.solutionData?.error) d = `Solver: ${esc(app.solutionData.error)}${d ? " — " + d : ""}`;
   if (detailNote) d = `${esc(detailNote)}${d ? " — " + d : ""}`;
   detail.innerHTML = d;
 }
