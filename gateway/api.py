@@ -125,8 +125,10 @@ async def replay(request: Request, game_id: str, body: ReplayBody, x_player_toke
 
 
 @router.get("/games/{game_id}/analysis", summary="Each column's exact score from the solver", responses=ERRORS)
-async def analysis(request: Request, game_id: str, deadline_ms: int = Query(10000, ge=10, le=120000)) -> dict[str, Any]:
-    return await games(request).analysis(game_id, deadline_ms)
+async def analysis(request: Request, game_id: str, deadline_ms: int = Query(10000, ge=10, le=120000),
+                   ply: int | None = Query(None, description="the position after the first N moves (default: now)")
+                   ) -> dict[str, Any]:
+    return await games(request).analysis(game_id, deadline_ms, ply)
 
 
 # -- WebSocket ----------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import mimetypes
 from pathlib import Path
 
 from fastapi import FastAPI, Request
@@ -124,7 +125,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
 
     @app.get("/healthz", tags=["health"], summary="The process runs")
     async def healthz():
-        return {"status": "ok"}
+        return {"status": "ok", "version": connect4.__version__}
 
     @app.get("/readyz", tags=["health"], summary="Redis and both services answer")
     async def readyz(request: Request):
@@ -155,12 +156,25 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     async def index():
         page = web_dir / "index.html"
         if page.exists():
-            return FileResponse(page)
+            return FileResponse(page, headers={"Cache-Control": "no-cache"})
         return JSONResponse({"message": "Connect Four gateway: the web page is not installed; see /docs"})
 
     if web_dir.is_dir():
-        app.mount("/static", StaticFiles(directory=web_dir), name="static")
+        app.mount("/static", NoCacheStatic(directory=web_dir), name="static")
     return app
+
+
+mimetypes.add_type("text/javascript", ".js")  # ES modules need a JavaScript type
+mimetypes.add_type("text/javascript", ".mjs")
+
+
+class NoCacheStatic(StaticFiles):
+    """The web/ folder; revalidated on every load so a deployed update shows at once."""
+
+    def file_response(self, *args, **kwargs):
+        response = super().file_response(*args, **kwargs)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
 
 
 def _no_rebinding_check():

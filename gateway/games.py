@@ -284,21 +284,29 @@ class Games:
         state["you"] = seat
         return state
 
-    async def analysis(self, game_id: str, deadline_ms: int = 10000) -> dict:
+    async def analysis(self, game_id: str, deadline_ms: int = 10000, ply: int | None = None) -> dict:
         doc = await self.store.load(game_id)
         if not doc["allow_analysis"]:
             raise GameError("analysis_disabled", "analysis is not allowed in this game", self.view(doc))
-        out = {"version": doc["version"], "to_move": None if is_over(doc) else color_to_move(doc),
+        if ply is not None and not 0 <= ply <= len(doc["moves"]):
+            raise GameError("bad_request", f"ply {ply} is not in 0..{len(doc['moves'])}", self.view(doc))
+        at = dict(doc, moves=doc["moves"][:ply] if ply is not None else doc["moves"])
+        pos = model.position(at)
+        ply = len(at["moves"])
+        over = pos.is_over
+        out = {"version": doc["version"], "ply": ply, "to_move": None if over else COLORS[ply & 1],
                "columns": [], "best": [], "nodes": 0, "source": "", "elapsed_ms": 0.0}
-        if is_over(doc):
+        if over:
             out["columns"] = [{"column": c + 1, "score": None, "verdict": None} for c in range(doc["width"])]
             return out
         try:
-            resp = await self.services.analyze(doc, deadline_ms)
+            resp = await self.services.analyze(at, deadline_ms)
         except GameError as exc:
+            if exc.code == "timeout":
+                exc.message = f"the solver could not prove every column within {deadline_ms} ms"
             exc.state = self.view(doc)
             raise
-        cells, ply = doc["width"] * doc["height"], len(doc["moves"])
+        cells = doc["width"] * doc["height"]
         by_col = {c.column: (c.score if c.HasField("score") else None) for c in resp.columns}
         for c in range(1, doc["width"] + 1):
             s = by_col.get(c)

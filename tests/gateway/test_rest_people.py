@@ -152,7 +152,7 @@ def test_openapi_health_and_metrics(client):
                  "/api/v1/games/{game_id}/hints", "/api/v1/games/{game_id}/replay",
                  "/api/v1/games/{game_id}/analysis", "/api/v1/opponents"):
         assert path in spec["paths"]
-    assert client.get("/healthz").json() == {"status": "ok"}
+    assert client.get("/healthz").json()["status"] == "ok"
     ready = client.get("/readyz")
     assert ready.status_code == 503
     assert ready.json()["redis"] == "ok" and ready.json()["engine"].startswith("down")
@@ -163,3 +163,31 @@ def test_openapi_health_and_metrics(client):
     assert "gateway_games_in_play" in text
     down = client.get("/api/v1/opponents")
     assert down.status_code == 503 and error_of(down) == "service_unavailable"
+
+
+def test_web_page_static_files_and_version(client):
+    from tests.conftest import REPO
+
+    assert client.get("/healthz").json()["version"]
+    if not (REPO / "web" / "index.html").exists():
+        return
+    page = client.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert page.headers["cache-control"] == "no-cache"
+    js = sorted((REPO / "web").rglob("*.js"))
+    if js:
+        rel = js[0].relative_to(REPO / "web").as_posix()
+        r = client.get(f"/static/{rel}")
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/javascript")
+        assert r.headers["cache-control"] == "no-cache"
+    assert client.get("/static/nope.js").status_code == 404
+
+
+def test_analysis_of_an_earlier_ply_is_checked(client):
+    gid, red, yellow = new_pvp(client)
+    play(client, gid, red, 4)
+    r = client.get(f"/api/v1/games/{gid}/analysis", params={"ply": 5})
+    assert r.status_code == 400 and error_of(r) == "bad_request"
+    down = client.get(f"/api/v1/games/{gid}/analysis", params={"ply": 0})
+    assert down.status_code == 503 and error_of(down) == "service_unavailable"
+    assert down.json()["state"]["moves"] == [4]
