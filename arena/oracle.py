@@ -92,8 +92,9 @@ class GrpcOracle:
     def _call(self, method, request, pos):
         import grpc
 
+        timeout = self.deadline_ms / 1000 + 5 if self.deadline_ms else None
         try:
-            r = method(request)
+            r = method(request, timeout=timeout)
         except grpc.RpcError as exc:
             if exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
                 raise Unproved(f"solver service: no proof within {self.deadline_ms} ms at ply {pos.ply}") from None
