@@ -181,6 +181,8 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     @kernel(tag)
     def threat_term(wf, ws):
         """Threat/parity term, first player's view, from both sides' winning cells."""
+        wf = uint64(wf)
+        ws = uint64(ws)
         t = wf | ws
         # Lowest set bit of every column at once: with each column's sentinel
         # set, subtracting BOTTOM borrows only inside a column, and y & ~(y-1)

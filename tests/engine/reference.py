@@ -1,0 +1,92 @@
+"""Plain cell-by-cell references for the engine's incremental and bitboard code."""
+
+from __future__ import annotations
+
+from connect4 import Geometry, Position
+
+DIRS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+def grid_after(moves, g: Geometry):
+    """grid[col][row] = 0 first player, 1 second, None empty."""
+    grid = [[None] * g.height for _ in range(g.width)]
+    for i, c in enumerate(moves):
+        grid[c][grid[c].index(None)] = i & 1
+    return grid
+
+
+def all_lines(g: Geometry):
+    for c in range(g.width):
+        for r in range(g.height):
+            for dc, dr in DIRS:
+                cells = [(c + i * dc, r + i * dr) for i in range(g.k)]
+                if all(0 <= x < g.width and 0 <= y < g.height for x, y in cells):
+                    yield cells
+
+
+def line_score(grid, g: Geometry) -> int:
+    """Full scan: signed stone count of every one-colour line, +-1000 when complete."""
+    total = 0
+    for cells in all_lines(g):
+        a = sum(grid[x][y] == 0 for x, y in cells)
+        b = sum(grid[x][y] == 1 for x, y in cells)
+        if a and not b:
+            total += 1000 if a == g.k else a
+        elif b and not a:
+            total -= 1000 if b == g.k else b
+    return total
+
+
+def threats(grid, player: int, g: Geometry) -> set[tuple[int, int]]:
+    """Empty cells that complete a line of ``player``."""
+    out = set()
+    for cells in all_lines(g):
+        empty = [(x, y) for x, y in cells if grid[x][y] is None]
+        if len(empty) == 1 and all(grid[x][y] == player for x, y in cells if (x, y) != empty[0]):
+            out.add(empty[0])
+    return out
+
+
+def threat_term(grid, g: Geometry) -> int:
+    """Allis' parity rule as the issue states it, cell by cell."""
+    first, second = threats(grid, 0, g), threats(grid, 1, g)
+    total = 0
+    for c in range(g.width):
+        for r in range(g.height):  # the lowest threat of the column
+            f, s = (c, r) in first, (c, r) in second
+            if not (f or s):
+                continue
+            odd = r % 2 == 0  # rows 1, 3, 5 counting from 1
+            owner = 0 if f and (not s or odd) else 1
+            if owner == 0:
+                total += 24 if odd else 6
+            else:
+                total -= 6 if odd else 24
+            break
+    return total
+
+
+MATE = 100_000
+
+
+def plain_negamax(pos: Position, alpha: int = -(1 << 30), beta: int = 1 << 30) -> int:
+    """Exact value to the end, alpha-beta without any table or heuristics
+    (a win ending with stone n scores MATE + cells + 1 - n)."""
+    g = pos.geometry
+    if pos.ply == g.cells:
+        return 0
+    wins = pos.winning_moves()
+    if wins:
+        return MATE + g.cells - pos.ply
+    best = -(1 << 30)
+    for c in pos.legal_moves():
+        pos.play(c)
+        v = -plain_negamax(pos, -beta, -alpha)
+        pos.undo()
+        if v > best:
+            best = v
+        if best > alpha:
+            alpha = best
+        if alpha >= beta:
+            break
+    return best

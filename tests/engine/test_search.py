@@ -1,0 +1,130 @@
+"""The search: exact where it reaches the end, tactics, zugzwang, budgets and the stop flag."""
+
+import random
+import threading
+
+import pytest
+
+from connect4 import Geometry, InvalidPosition, Position
+from engine_svc.search import MATE, Engine, is_proven, pons_score
+
+from .conftest_helpers import pons_lines
+from .reference import plain_negamax
+
+
+def _endgames(g: Geometry, empties: int, count: int, seed: int):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        pos = Position(g)
+        while not pos.is_over and g.cells - pos.ply > empties:
+            pos.play(rng.choice(pos.legal_moves()))
+        if not pos.is_over:
+            out.append(pos)
+    return out
+
+
+@pytest.mark.parametrize("g,empties", [(Geometry(7, 6, 4), 9), (Geometry(5, 4, 4), 11), (Geometry(6, 5, 3), 8)],
+                         ids=lambda x: getattr(x, "name", str(x)))
+@pytest.mark.parametrize("driver", ["mtdf", "pvs"])
+def test_warm_table_search_equals_plain_negamax(g, empties, driver):
+    engine = Engine(g, tt_mb=1, driver=driver)
+    for pos in _endgames(g, empties, 12, seed=g.cells + empties):
+        expected = plain_negamax(pos.copy())
+        # Iterative deepening to the end: every depth reuses the table of the previous ones.
+        result = engine.search(pos)
+        assert result.proven
+        assert result.score == expected, (pos, result)
+        assert pos.can_play(result.column)
+        # The chosen column really achieves the value.
+        after = pos.played(result.column)
+        value = MATE + g.cells - pos.ply if after.winner is not None else -plain_negamax(after)
+        assert value == expected
+
+
+def test_pons_end_easy_scores(pons_sets):
+    engine = Engine(tt_mb=8)
+    for moves, score in pons_lines(pons_sets / "Test_L3_R1", 60):
+        result = engine.search(Position.parse(moves))
+        assert result.proven
+        assert pons_score(result.score, 42) == score, moves
+        assert result.outcome == ("win" if score > 0 else "loss" if score < 0 else "draw")
+
+
+def test_immediate_win_and_block():
+    engine = Engine(tt_mb=1)
+    pos = Position.parse("445566")   # F d1 e1 f1 over nothing, S d2 e2 f2: F wins at c1 or g1
+    r = engine.search(pos, max_depth=6)
+    assert r.column in (2, 6) and r.outcome == "win" and r.proven and r.plies_to_end == 1
+    assert r.message.startswith("forced win")
+    pos = Position.parse("17273")    # F a1 b1 c1, S g1 g2: S must block d1
+    for depth in (1, 2, 8):
+        assert engine.search(pos, max_depth=depth).column == 3
+    pos = Position.parse("171712")   # F a1 a2 a3, S g1 g2 b1: F to move wins at a4
+    r = engine.search(pos, max_depth=1)
+    assert r.column == 0 and r.proven
+
+
+def test_proves_zugzwang_endgame():
+    # From Pons' end-game set (score +1): the side to move (second player) wins
+    # only with the 42nd stone: no tactic decides it, the board fills up and the
+    # first player is forced to play under the winning cell (zugzwang).
+    pos = Position.parse("31161436231375514162762677336")
+    r = Engine(tt_mb=4).search(pos)
+    assert r.proven and r.outcome == "win" and pons_score(r.score, 42) == 1
+    assert r.plies_to_end == 42 - pos.ply == 13
+    # Seen from the loser, one move earlier in the line: a proven loss, and it resigns.
+    loser = pos.played(r.column)
+    r2 = Engine(tt_mb=4).search(loser)
+    assert r2.proven and r2.outcome == "loss" and r2.resign and r2.message.startswith("resigns")
+
+
+def test_budget_returns_last_finished_depth():
+    engine = Engine(tt_mb=16)
+    reports = []
+    r = engine.search(Position(), budget_ms=200, on_progress=reports.append)
+    assert r.depth >= 1 and reports and reports[-1].depth == r.depth
+    assert [x.depth for x in reports] == list(range(1, r.depth + 1))
+    assert not r.proven
+    assert r.elapsed_ms < 60_000  # generous: it returned, on a loaded machine
+
+
+def test_stop_flag_aborts_a_deep_search():
+    engine = Engine(tt_mb=16)
+    box = {}
+    t = threading.Thread(target=lambda: box.setdefault("r", engine.search(Position())))
+    t.start()
+    threading.Event().wait(0.3)
+    engine.stop()
+    t.join(120)
+    assert not t.is_alive()
+    assert box["r"].depth >= 1 and not box["r"].proven
+
+
+def test_cancel_event_stops_the_search():
+    engine = Engine(tt_mb=4)
+    cancel = threading.Event()
+    threading.Timer(0.2, cancel.set).start()
+    r = engine.search(Position(), cancel=cancel)
+    assert r.depth >= 1 and r.depth < 42
+
+
+def test_fixed_depth_is_deterministic():
+    engine = Engine(tt_mb=4)
+    pos = Position.parse("4453")
+    a = engine.search(pos, max_depth=9)
+    engine.search(Position.parse("3"), max_depth=7)  # a different search in between
+    b = Engine(tt_mb=4).search(pos, max_depth=9)
+    c = engine.search(pos, max_depth=9)
+    for x in (b, c):
+        assert (x.column, x.score, x.depth, x.nodes, x.pv) == (a.column, a.score, a.depth, a.nodes, a.pv)
+    assert a.pv[0] == a.column and len(a.pv) <= 9
+
+
+def test_game_over_is_rejected():
+    with pytest.raises(InvalidPosition):
+        Engine(tt_mb=1).search(Position.parse("1212121"))
+
+
+def test_proven_scores():
+    assert is_proven(MATE + 1) and is_proven(-MATE - 1) and not is_proven(50)
