@@ -1,0 +1,260 @@
+"""Games against the real engine service: REST, bridge and MCP replies after the
+engine's answer, progress on the WebSocket, undo while the engine thinks, the
+engine going down and coming back, gateway restarts and several gateways."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import httpx
+import pytest
+from websockets.sync.client import connect as ws_connect
+
+from tests.conftest import free_port
+from tests.gateway.conftest import DEAD, Gateway, Service
+from tests.gateway.helpers import error_of
+from tests.gateway.test_watch_bridge_mcp import BridgeClient, _texts
+
+
+def create(api, **body):
+    r = api.post("/api/v1/games", json=body)
+    assert r.status_code == 201, r.text
+    c = r.json()
+    return c["state"]["id"], c["token"], c
+
+
+def move(api, gid, token, col, **kw):
+    return api.post(f"/api/v1/games/{gid}/moves", json={"column": col, **kw}, headers={"X-Player-Token": token})
+
+
+def legal(state) -> int:
+    return next(c + 1 for c in (3, 2, 4, 1, 5, 0, 6) if state["rows"][0][c] == ".")
+
+
+def poll(api, gid, until, timeout=60.0):
+    """The game's state once ``until(state)`` holds (a bounded wait, not a timed assertion)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = api.get(f"/api/v1/games/{gid}").json()
+        if until(state) or time.monotonic() > deadline:
+            return state
+        time.sleep(0.1)
+
+
+def test_opponents_list(api):
+    specs = [o["spec"] for o in api.get("/api/v1/opponents").json()["opponents"]]
+    assert "random" in specs and specs[-2:] == ["perfect", "human"]
+    bad = api.post("/api/v1/games", json={"opponent": "nobody:3"})
+    assert bad.status_code == 400 and error_of(bad) == "bad_request"
+
+
+def test_a_whole_game_against_random(api):
+    gid, token, _ = create(api, opponent="random")
+    state = api.get(f"/api/v1/games/{gid}").json()
+    while state["status"] != "over":
+        before = state["ply"]
+        r = move(api, gid, token, legal(state))
+        assert r.status_code == 200, r.text
+        state = r.json()
+        assert state["ply"] in (before + 1, before + 2)
+        if state["status"] != "over":
+            assert state["ply"] == before + 2 and state["to_move"] == "red"
+            assert state["last_search"]["player"].startswith("random")
+            assert state["last_search"]["col"] == state["moves"][-1]
+    assert state["result"]["reason"] in ("line", "draw")
+    again = move(api, gid, token, 1)
+    assert again.status_code == 409 and error_of(again) == "game_over"
+
+
+def test_engine_starts_and_wait_false(api):
+    gid, token, created = create(api, opponent="random", engine_starts=True)
+    assert created["seat"] == "yellow" and created["state"]["ply"] == 1  # the engine opened
+    r = move(api, gid, token, 4, wait=False)
+    assert r.status_code == 200 and r.json()["ply"] == 2
+    state = poll(api, gid, lambda s: s["ply"] == 3)
+    assert state["ply"] == 3 and state["to_move"] == "yellow"
+
+
+def test_progress_on_the_websocket_and_undo_while_thinking(api, gateway):
+    gid, token, _ = create(api, opponent="engine", think_ms=1500)
+    with ws_connect(f"ws://127.0.0.1:{gateway.port}/api/v1/games/{gid}/ws", open_timeout=10) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "state"
+        r = move(api, gid, token, 4, wait=False)
+        assert r.status_code == 200 and r.json()["status"] == "thinking"
+        version = r.json()["version"]
+        msgs = []
+        while True:  # our move, then the engine's progress
+            m = json.loads(ws.recv(timeout=30))
+            msgs.append(m)
+            if m["type"] == "progress":
+                break
+        p = msgs[-1]
+        assert {"depth", "nodes", "score", "best_column", "elapsed_ms"} <= set(p) and p["version"] == version
+        assert 1 <= p["best_column"] <= 7
+        # Undo while the engine thinks: back to our turn; its answer is thrown away.
+        u = api.post(f"/api/v1/games/{gid}/undo", headers={"X-Player-Token": token})
+        assert u.status_code == 200 and u.json()["moves"] == [] and u.json()["status"] == "to_move"
+        undone = u.json()["version"]
+        # Wait past the engine's think time: the late answer must not land.
+        while True:
+            m = json.loads(ws.recv(timeout=30))
+            if m["type"] == "state" and m["state"]["version"] >= undone:
+                break
+        time.sleep(2.5)
+    state = api.get(f"/api/v1/games/{gid}").json()
+    assert state["moves"] == [] and state["version"] == undone and state["status"] == "to_move"
+    # And the game goes on normally.
+    r = move(api, gid, token, 3)
+    assert r.status_code == 200 and r.json()["ply"] == 2
+
+
+def test_bridge_against_the_engine(gateway):
+    b = BridgeClient(gateway.bridge_port)
+    try:
+        s = b.send({"cmd": "new", "engine_starts": True})
+        assert s["human"] == "yellow" and len(s["history"]) == 1 and s["status"] == "human_to_move"
+        assert s["to_move"] == "yellow"
+        assert set(s["last_search"]) >= {"col", "score", "depth", "nodes", "millis"}
+        while isinstance(s["status"], str) and s["status"] == "human_to_move":
+            col = next(c + 1 for c in (3, 2, 4, 1, 5, 0, 6) if s["rows"][0][c] == ".")
+            s2 = b.send({"cmd": "move", "col": col})
+            assert "error" not in s2, s2
+            assert len(s2["history"]) in (len(s["history"]) + 1, len(s["history"]) + 2)
+            s = s2
+        assert s["status"] == "draw" or s["status"] in ({"won": "human"}, {"won": "engine"})
+        over = b.send({"cmd": "move", "col": 1})
+        assert over["error"].startswith("illegal move (") and "state" in over
+        r = b.send({"cmd": "replay", "moves": [4, 4, 3], "engine_starts": False})
+        assert r["history"][:3] == [4, 4, 3] and len(r["history"]) == 4 and r["status"] == "human_to_move"
+    finally:
+        b.close()
+
+
+def test_mcp_move_returns_the_board_after_the_engines_reply(gateway):
+    from mcp import Client
+
+    async def go():
+        async with Client(f"{gateway.url}/mcp") as mcp:
+            r = await mcp.call_tool("connect4_new", {"engine_starts": False, "game": "e1", "allow_analysis": True})
+            assert not r.is_error
+            m = await mcp.call_tool("connect4_move", {"col": 4, "game": "e1"})
+            assert not m.is_error, _texts(m)
+            board, state_json, url = _texts(m)
+            state = json.loads(state_json)
+            assert len(state["moves"]) == 2 and state["to_move"] == "red"
+            rows = board.splitlines()
+            assert rows[5].split(" ").count("R") == 1 and sum(r.count("Y") for r in rows[:6]) == 1
+            a = await mcp.call_tool("connect4_analyze", {"game": "e1"})
+            assert not a.is_error and "column 4" in _texts(a)[1]
+
+    asyncio.run(go())
+
+
+def test_twenty_clients_against_the_engine(api, gateway):
+    import concurrent.futures as cf
+
+    gid, token, _ = create(api, opponent="random")
+    with cf.ThreadPoolExecutor(20) as pool, httpx.Client(base_url=gateway.url, timeout=60,
+                                                         limits=httpx.Limits(max_connections=40)) as shared:
+        for _ in range(3):
+            state = shared.get(f"/api/v1/games/{gid}").json()
+            if state["status"] == "over":
+                break
+            results = list(pool.map(lambda c: move(shared, gid, token, c),
+                                    [legal(state)] * 10 + [1 + i % 7 for i in range(10)]))
+            ok = [r for r in results if r.status_code == 200]
+            assert len(ok) == 1
+            assert all(error_of(r) in ("conflict", "not_your_turn", "full_column") for r in results
+                       if r.status_code != 200)
+    final = api.get(f"/api/v1/games/{gid}").json()
+    assert final["ply"] % 2 == 0 or final["status"] == "over"
+    reds = sum(row.count("R") for row in final["rows"])
+    yellows = sum(row.count("Y") for row in final["rows"])
+    assert reds - yellows in (0, 1) and reds + yellows == final["ply"]
+
+
+# -- processes going away ------------------------------------------------------------
+
+@pytest.fixture
+def own_engine(redis_server):
+    from tests.gateway.conftest import _have
+
+    if not _have("engine_svc"):
+        pytest.skip("engine_svc is not there yet")
+    svc = Service("engine-own", "engine_svc", "C4_ENGINE_", redis_server.url).start()
+    yield svc
+    svc.stop()
+
+
+def test_engine_down_then_back(redis_server, own_engine, solver_service):
+    gw = Gateway(redis_server.url, own_engine.addr, solver_service.addr, name="gateway-engine-down").start()
+    try:
+        with httpx.Client(base_url=gw.url, timeout=60) as api:
+            gid, token, _ = create(api, opponent="random")
+            assert move(api, gid, token, 4).json()["ply"] == 2
+            own_engine.stop()
+            r = move(api, gid, token, 4)
+            assert r.status_code == 503 and error_of(r) == "service_unavailable"
+            assert r.json()["state"]["ply"] == 3  # our move is kept
+            assert api.get("/readyz").status_code == 503
+            own_engine.start()  # same port
+            state = poll(api, gid, lambda s: s["ply"] == 4)
+            assert state["ply"] == 4 and state["status"] == "to_move"  # the engine answered once it was back
+            r = move(api, gid, token, 3)
+            assert r.status_code == 200 and r.json()["ply"] == 6
+            assert poll(api, gid, lambda s: False, timeout=0)["ply"] == 6
+    finally:
+        gw.stop()
+
+
+def test_gateway_restart_and_crash_mid_think(redis_server, engine_service, solver_service):
+    gw = Gateway(redis_server.url, engine_service.addr, solver_service.addr, name="gateway-restart").start()
+    other = None
+    try:
+        with httpx.Client(base_url=gw.url, timeout=60) as api:
+            gid, token, _ = create(api, opponent="random")
+            for col in (4, 3):
+                assert move(api, gid, token, col).status_code == 200
+            before = api.get(f"/api/v1/games/{gid}").json()
+        gw.restart()  # a clean restart: nothing is lost
+        with httpx.Client(base_url=gw.url, timeout=60) as api:
+            after = api.get(f"/api/v1/games/{gid}").json()
+            assert after == {**before, "watch_url": after["watch_url"]}
+            assert move(api, gid, token, 5).json()["ply"] == 6
+            # A crash while the engine thinks: another gateway finishes the turn.
+            g2, t2, _ = create(api, opponent="engine", think_ms=2000)
+            assert move(api, g2, t2, 4, wait=False).json()["status"] == "thinking"
+        gw.kill()
+        other = Gateway(redis_server.url, engine_service.addr, solver_service.addr, name="gateway-other").start()
+        with httpx.Client(base_url=other.url, timeout=60) as api:
+            state = poll(api, g2, lambda s: s["ply"] == 2)
+            assert state["ply"] == 2 and state["status"] == "to_move"
+            assert api.get(f"/api/v1/games/{gid}").json()["ply"] == 6
+    finally:
+        gw.stop()
+        if other:
+            other.stop()
+
+
+def test_two_gateways_play_each_turn_once(redis_server, engine_service, solver_service):
+    a = Gateway(redis_server.url, engine_service.addr, solver_service.addr, name="gateway-a").start()
+    b = Gateway(redis_server.url, engine_service.addr, solver_service.addr, name="gateway-b").start()
+    try:
+        with httpx.Client(base_url=a.url, timeout=60) as ca, httpx.Client(base_url=b.url, timeout=60) as cb:
+            games = []
+            for i in range(6):
+                c = (ca, cb)[i % 2]
+                gid, token, _ = create(c, opponent="random")
+                games.append((gid, token))
+                # The turn is pending in Redis for both gateways; whoever claims it plays it.
+                assert move(c, gid, token, 4, wait=False).status_code == 200
+            for gid, token in games:
+                state = poll(ca, gid, lambda s: s["ply"] >= 2)
+                assert state["ply"] == 2 and state["version"] == 3  # create, our move, one answer
+                # and a waiting move through the other gateway works too
+                assert move(cb, gid, token, 3).json()["ply"] == 4
+    finally:
+        a.stop()
+        b.stop()
