@@ -70,7 +70,8 @@ class GameSlot:
     seed: int
 
 
-def schedule(players: list[str], games_per_pair: int, openings: list[list[int]], seed: int) -> list[GameSlot]:
+def schedule(players: list[str], games_per_pair: int, openings: list[list[int]], seed: int,
+             gauntlet: bool = False) -> list[GameSlot]:
     """Round robin: for every pair (a, b), opening k is played with a first and with b first.
 
     ``games_per_pair`` must be even and at most ``2 * len(openings)``; game
@@ -84,7 +85,7 @@ def schedule(players: list[str], games_per_pair: int, openings: list[list[int]],
     if need > len(openings):
         raise ValueError(f"{games_per_pair} games need {need} openings, only {len(openings)} given")
     slots = []
-    for p, (a, b) in enumerate(pairs(players)):
+    for p, (a, b) in enumerate(pairs(players, gauntlet)):
         for k in range(need):
             slots.append(GameSlot(p, k, a, b, game_seed(seed, p, k, 0)))
             slots.append(GameSlot(p, k, b, a, game_seed(seed, p, k, 1)))
@@ -97,6 +98,9 @@ def game_seed(seed: int, pair: int, opening: int, seat: int) -> int:
     return int.from_bytes(digest[:4], "little")
 
 
-def pairs(players: list[str]) -> list[tuple[str, str]]:
-    """Every unordered pair, in the order the players were given."""
+def pairs(players: list[str], gauntlet: bool = False) -> list[tuple[str, str]]:
+    """Every unordered pair, in the order the players were given; a gauntlet
+    pairs the first player with each of the others only."""
+    if gauntlet:
+        return [(players[0], other) for other in players[1:]]
     return [(players[i], players[j]) for i in range(len(players)) for j in range(i + 1, len(players))]

@@ -21,7 +21,7 @@ ANCHOR = "random"
 def summarize(raw: dict, prior_draws: float = 1.0) -> dict:
     """Pair and player tallies (W/D/L by seat, score, Wilson interval, nodes and ms per move) and ratings."""
     players = raw["config"]["players"]
-    pair_list = all_pairs(players)
+    pair_list = all_pairs(players, raw["config"].get("gauntlet", False))
     # tallies[pair index][player][seat]
     tallies = [{a: {s: Tally() for s in SEATS}, b: {s: Tally() for s in SEATS}} for a, b in pair_list]
     forfeits = []
@@ -98,9 +98,11 @@ def markdown(raw: dict, summary: dict, command: str | None = None) -> str:
         lines += ["```", command, "```", ""]
     b = cfg["board"]
     lines.append(
-        f"{len(raw['games'])} games on {b['width']}x{b['height']} (connect {b['k']}): {cfg['games_per_pair']} per pair "
-        f"from {cfg['games_per_pair'] // 2} random {cfg['opening_plies']}-ply openings, each played once with each "
-        f"player first; seed {cfg['seed']}; {raw['run']['elapsed_s']:.0f} s on {raw['run']['machine']}"
+        ("Gauntlet: " + players_first(cfg) + " against each other player. " if cfg.get("gauntlet") else "")
+        + f"{len(raw['games'])} games on {b['width']}x{b['height']} (connect {b['k']}): {cfg['games_per_pair']} per pair "
+        + (f"from {cfg['games_per_pair'] // 2} random {cfg['opening_plies']}-ply openings, each played once with each "
+           "player first" if cfg["opening_plies"] else "from the empty board, each player first in half of them")
+        + f"; seed {cfg['seed']}; {raw['run']['elapsed_s']:.0f} s on {raw['run']['machine']}"
         + (", players through gRPC" if cfg.get("via_grpc") else ", players in-process") + "."
     )
     lines += ["", "### Pairs", "",
@@ -142,6 +144,10 @@ def markdown(raw: dict, summary: dict, command: str | None = None) -> str:
     if summary["forfeits"]:
         lines += ["", "Forfeits:"] + [f"- {f}" for f in summary["forfeits"]]
     return "\n".join(lines) + "\n"
+
+
+def players_first(cfg: dict) -> str:
+    return cfg["players"][0]
 
 
 def _wdl(t: dict) -> str:

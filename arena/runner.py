@@ -29,6 +29,7 @@ class ArenaConfig:
     geometry: Geometry = STANDARD
     books: str | None = None  # perfect player's books (in-process), a books.lookup spec
     engine_books: str | None = "default"  # engine players' books: "default", "none" or paths
+    gauntlet: bool = False  # the first player against each other one, instead of a round robin
 
     def to_json(self) -> dict:
         return {
@@ -38,6 +39,7 @@ class ArenaConfig:
             "seed": self.seed,
             "workers": self.workers,
             "via_grpc": None if self.via.in_process else {"engine": self.via.engine_addr, "solver": self.via.solver_addr},
+            "gauntlet": self.gauntlet,
             "books": self.books,
             "engine_books": self.engine_books,
             "board": {"width": self.geometry.width, "height": self.geometry.height, "k": self.geometry.k},
@@ -76,7 +78,7 @@ def run_arena(cfg: ArenaConfig, progress_stream=sys.stderr) -> dict:
     if len(cfg.players) < 2:
         raise ValueError("an arena needs at least two players")
     openings = random_openings(cfg.games // 2, cfg.opening_plies, cfg.seed, cfg.geometry)
-    slots = schedule(cfg.players, cfg.games, openings, cfg.seed)
+    slots = schedule(cfg.players, cfg.games, openings, cfg.seed, cfg.gauntlet)
     progress = Progress(len(slots), "games", progress_stream)
     started = time.time()
     records: list[GameRecord | None] = [None] * len(slots)

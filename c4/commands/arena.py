@@ -23,6 +23,8 @@ def register(sub) -> None:
     p.add_argument("--via-grpc", metavar="ENGINE_ADDR,SOLVER_ADDR", default=None,
                    help="play through the services instead of in-process, e.g. 127.0.0.1:50051,127.0.0.1:50052")
     p.add_argument("--books", default=None, help="books for the in-process perfect player (files or folders, comma separated)")
+    p.add_argument("--gauntlet", action="store_true",
+                   help="the first player plays each of the others (no games among the others)")
     p.add_argument("--engine-books", default="default",
                    help="books of in-process engine players: default (opening + corrective), none, or paths (comma separated)")
     p.add_argument("--size", default="7x6", help="board WxH (default 7x6)")
@@ -63,7 +65,7 @@ def run(args) -> int:
             except PlayerError as exc:
                 return fail(f"player {spec!r}: {exc}")
     cfg = ArenaConfig(list(args.players), args.games, args.opening_plies, args.seed, args.workers, via, geometry,
-                      args.books, args.engine_books)
+                      args.books, args.engine_books, args.gauntlet)
     command = "c4 arena " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if sys.argv[1:2] == ["arena"] else None
     try:
         raw = run_arena(cfg)
@@ -82,6 +84,8 @@ def run(args) -> int:
 def _rebuild(args) -> str:
     parts = ["c4", "arena", *args.players, "--games", str(args.games), "--opening-plies", str(args.opening_plies),
              "--seed", str(args.seed)]
+    if args.gauntlet:
+        parts.append("--gauntlet")
     if args.workers != 1:
         parts += ["--workers", str(args.workers)]
     if args.via_grpc:

@@ -68,3 +68,14 @@ def test_schedule_rejects_odd_games_too_few_openings_and_duplicates():
 def test_game_seeds_depend_only_on_the_place_in_the_schedule():
     assert game_seed(1, 0, 3, 1) == game_seed(1, 0, 3, 1)
     assert game_seed(1, 0, 3, 1) != game_seed(1, 0, 3, 0)
+
+
+def test_gauntlet_pairs_the_first_player_with_each_other_only():
+    players = ["engine:100", "greedy", "gated", "hard"]
+    assert pairs(players, gauntlet=True) == [("engine:100", "greedy"), ("engine:100", "gated"), ("engine:100", "hard")]
+    slots = schedule(players, 2, random_openings(1, 0, seed=1), seed=1, gauntlet=True)
+    assert len(slots) == 6
+    assert sorted((s.first, s.second) for s in slots if s.first == "engine:100") == [
+        ("engine:100", "gated"), ("engine:100", "greedy"), ("engine:100", "hard")]
+    # from the empty board (0 plies) every opening is the same, empty one
+    assert random_openings(3, 0, seed=1) == [[], [], []]
