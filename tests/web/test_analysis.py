@@ -130,3 +130,35 @@ def test_move_list_steps_through_the_game(page, stack):
     wait_ply(page, 6)
     assert page.is_hidden("#history-banner")
     shot(page, "move_list")
+
+
+def test_move_verdicts_and_first_mistake(page, stack, solver):
+    # Pons' position (red to move wins) and then red's blunder in column 1
+    pons = [int(c) for c in "7422341735647741166133573473242566"]
+    assert expected_scores(solver, pons)[1] < 0 < max(expected_scores(solver, pons).values())
+    moves = pons + [1, 2]
+    seat_position(stack, page.context, moves, opponent="human")
+    page.goto("/")
+    wait_status(page, "to_move")
+    page.click("#analyse")
+    blunder = page.locator("#move-list li[data-ply='35']")
+    page.wait_for_function("document.querySelector(\"#move-list li[data-ply='35'] .v\").textContent !== ''", timeout=30000)
+    assert "mistake" in blunder.get_attribute("class")
+    assert blunder.locator(".v").inner_text() == "win → loss"
+    # the reply's verdict agrees with the solver too
+    after = expected_scores(solver, pons + [1])
+    kind = lambda s: "win" if s > 0 else "loss" if s < 0 else "draw"  # noqa: E731
+    before, played = kind(max(after.values())), kind(after[2])
+    reply = page.locator("#move-list li[data-ply='36']")
+    page.wait_for_function("document.querySelector(\"#move-list li[data-ply='36'] .v\").textContent !== ''")
+    assert reply.locator(".v").inner_text() == (f"{before} → {played}" if before != played else played)
+    assert ("mistake" in reply.get_attribute("class")) == (before != played)
+    # M jumps to the first move marked as a mistake
+    page.keyboard.press("m")
+    page.wait_for_function("document.querySelector('#history-banner').hidden === false")
+    current = page.locator("#move-list li.current")
+    assert "mistake" in current.get_attribute("class")
+    ply = int(current.get_attribute("data-ply"))
+    assert ply <= 35
+    wait_ply(page, ply)
+    shot(page, "first_mistake")

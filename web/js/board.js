@@ -258,6 +258,8 @@ export class BoardView {
     el("rect", { class: "col-highlight", x: cx - CELL / 2 + 4, y: TOP + 2, width: CELL - 8, height: this.size.height * CELL - 4, rx: 14 }, layer);
     const row = game.nextRow(col);
     if (!row) return;
+    // a pointer above the column, unless the solution's scores are there
+    if (!this.view.solution) el("path", { class: `col-pointer p${game.toMove}`, d: `M${cx - 22} ${TOP - 40} L${cx + 22} ${TOP - 40} L${cx} ${TOP - 12} Z` }, layer);
     const ghost = this.makeDisc(game.toMove, col, row);
     ghost.classList.add("ghost");
     layer.appendChild(ghost);
