@@ -80,13 +80,17 @@ class Games:
     def view(self, doc: dict, you: str | None = None, pos: Position | None = None) -> dict:
         return public_state(doc, self.settings.public_url, you, pos)
 
-    async def commit(self, doc: dict, expected: int, pos: Position | None = None) -> dict:
-        """Save ``doc`` over version ``expected``, publish it; returns the public state."""
+    async def commit(self, doc: dict, expected: int, pos: Position | None = None, claim: bool = False) -> dict:
+        """Save ``doc`` over version ``expected``, publish it; returns the public state.
+
+        ``claim``: when an opponent program is to move next, this process claims
+        that turn in the same atomic step (it is about to play it)."""
         doc["version"] = expected + 1
         doc["updated"] = time.time()
         state = self.view(doc, None, pos)
         await self.store.save(doc, expected, {"type": "state", "state": state},
-                              pending=program_to_move(doc), active=not is_over(doc))
+                              pending=program_to_move(doc), active=not is_over(doc),
+                              claim_owner=self.owner if claim else "", claim_ttl_ms=CLAIM_TTL_MS)
         return state
 
     def authorize(self, doc: dict, token: str | None) -> str:
@@ -212,16 +216,16 @@ class Games:
         doc["message"] = ""
         model.settle(doc, pos)
         try:
-            state = await self.commit(doc, expected, pos)
+            state = await self.commit(doc, expected, pos, claim=True)
         except GameError as exc:
             if exc.code == "conflict":
                 exc.state = self.view(await self.store.load(game_id), seat)
             raise
         if program_to_move(doc):
             if wait:
-                doc = await self.run_opponent(doc, you=seat)
+                doc = await self.run_opponent(doc, you=seat, claimed=doc["version"])
                 return self.view(doc, seat)
-            self.spawn(game_id)
+            self.spawn(game_id, claimed=doc["version"])
         state["you"] = seat
         return state
 
@@ -318,15 +322,15 @@ class Games:
         return out
 
     # -- the opponent program's turns ---------------------------------------------------
-    def spawn(self, game_id: str) -> None:
+    def spawn(self, game_id: str, claimed: int | None = None) -> None:
         """Play pending opponent turns of a game in the background (once per process)."""
         if game_id in self.running:
             return
-        task = asyncio.create_task(self._background(game_id))
+        task = asyncio.create_task(self._background(game_id, claimed))
         self.running[game_id] = task
         task.add_done_callback(lambda _t: self.running.pop(game_id, None))
 
-    async def _background(self, game_id: str) -> None:
+    async def _background(self, game_id: str, claimed: int | None = None) -> None:
         try:
             doc = await self.store.load(game_id)
         except GameError:
@@ -336,7 +340,7 @@ class Games:
             await self.store.forget_pending(game_id)
             return
         try:
-            await self.run_opponent(doc, wait=False)
+            await self.run_opponent(doc, wait=False, claimed=claimed)
         except GameError as exc:
             log.warning("opponent turn failed", extra={"game": game_id, "code": exc.code, "error": exc.message})
         except Exception:
@@ -360,16 +364,19 @@ class Games:
     def _budget(self, doc: dict) -> int:
         return int(doc["think_ms"] or 0)
 
-    async def run_opponent(self, doc: dict, wait: bool = True, you: str | None = None) -> dict:
+    async def run_opponent(self, doc: dict, wait: bool = True, you: str | None = None,
+                           claimed: int | None = None) -> dict:
         """Play the opponent program's turns until a person must move; returns the doc.
 
         ``wait=False``: give up at once when another gateway holds the turn.
+        ``claimed``: the version whose turn this process already holds the claim on.
         """
         game_id = doc["id"]
         deadline = None
         while program_to_move(doc):
             v = doc["version"]
-            if not await self.store.claim(game_id, v, self.owner, CLAIM_TTL_MS):
+            mine = claimed == v
+            if not mine and not await self.store.claim(game_id, v, self.owner, CLAIM_TTL_MS):
                 if not wait:
                     await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
                     return doc
@@ -411,7 +418,8 @@ class Games:
                 new["moves"].append(col)
                 model.settle(new, pos)
             try:
-                await self.commit(new, v, pos)
+                await self.commit(new, v, pos, claim=True)
+                claimed = new["version"]
             except GameError as exc:
                 if exc.code != "conflict":
                     raise

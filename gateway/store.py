@@ -30,9 +30,9 @@ ACTIVE = "c4:active"
 CLAIM = "c4:claim:{}:{}"
 MCP = "c4:mcp:{}"
 
-# KEYS: game, pending, active, channel
+# KEYS: game, pending, active, channel, claim of the new version
 # ARGV: expected version ("0" = must not exist), new version, doc, ttl, pending flag,
-#       pending score, id, message, active flag, now
+#       pending score, id, message, active flag, now, claim owner ("" = none), claim ttl ms
 CAS = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if ARGV[1] == '0' then
@@ -55,7 +55,18 @@ else
   redis.call('ZREM', KEYS[3], ARGV[7])
 end
 redis.call('PUBLISH', KEYS[4], ARGV[8])
+if ARGV[11] ~= '' then
+  redis.call('SET', KEYS[5], ARGV[11], 'PX', ARGV[12])
+end
 return 1
+"""
+
+# Claim a turn: free, or already ours.
+CLAIM_TURN = """
+local cur = redis.call('GET', KEYS[1])
+if not cur then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+if cur == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+return 0
 """
 
 # Keep a claim alive while its owner still works on the turn.
@@ -78,6 +89,7 @@ class Store:
         self._cas = self.redis.register_script(CAS)
         self._release = self.redis.register_script(RELEASE)
         self._renew = self.redis.register_script(RENEW)
+        self._claim = self.redis.register_script(CLAIM_TURN)
 
     async def close(self) -> None:
         await self.redis.aclose()
@@ -91,14 +103,19 @@ class Store:
             raise GameError("unknown_game", f"no game {game_id!r} (it may have expired)")
         return json.loads(raw)
 
-    async def save(self, doc: dict, expected: int, event: dict, pending: bool, active: bool) -> None:
-        """Write ``doc`` (its version already bumped) if the stored version is ``expected``."""
+    async def save(self, doc: dict, expected: int, event: dict, pending: bool, active: bool,
+                   claim_owner: str = "", claim_ttl_ms: int = 0) -> None:
+        """Write ``doc`` (its version already bumped) if the stored version is ``expected``.
+
+        With ``claim_owner``, the opponent's turn at the new version is claimed for
+        it in the same atomic step (saves a round trip on every move)."""
         now = time.time()
         res = await self._cas(
-            keys=[GAME.format(doc["id"]), PENDING, ACTIVE, EVENTS.format(doc["id"])],
+            keys=[GAME.format(doc["id"]), PENDING, ACTIVE, EVENTS.format(doc["id"]),
+                  CLAIM.format(doc["id"], doc["version"])],
             args=[str(expected), str(doc["version"]), json.dumps(doc, separators=(",", ":")), self.ttl_s,
                   "1" if pending else "0", now, doc["id"], json.dumps(event, separators=(",", ":")),
-                  "1" if active else "0", now],
+                  "1" if active else "0", now, claim_owner if pending else "", claim_ttl_ms],
         )
         if res == -2:
             raise GameError("unknown_game", f"no game {doc['id']!r} (it may have expired)")
@@ -110,7 +127,8 @@ class Store:
 
     # -- who plays an opponent's turn -------------------------------------------
     async def claim(self, game_id: str, version: int, owner: str, ttl_ms: int) -> bool:
-        return bool(await self.redis.set(CLAIM.format(game_id, version), owner, nx=True, px=ttl_ms))
+        """Take the turn at ``version`` (or keep it, when ``owner`` holds it already)."""
+        return bool(await self._claim(keys=[CLAIM.format(game_id, version)], args=[owner, ttl_ms]))
 
     async def renew(self, game_id: str, version: int, owner: str, ttl_ms: int) -> bool:
         return bool(await self._renew(keys=[CLAIM.format(game_id, version)], args=[owner, ttl_ms]))

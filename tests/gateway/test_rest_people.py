@@ -191,3 +191,21 @@ def test_analysis_of_an_earlier_ply_is_checked(client):
     down = client.get(f"/api/v1/games/{gid}/analysis", params={"ply": 0})
     assert down.status_code == 503 and error_of(down) == "service_unavailable"
     assert down.json()["state"]["moves"] == [4]
+
+
+def test_games_expire_after_idle_time(redis_server):
+    import time
+
+    from tests.gateway.conftest import DEAD, Gateway
+
+    gw = Gateway(redis_server.url, DEAD, DEAD, name="gateway-ttl", C4_GATEWAY_GAME_TTL_S=2).start()
+    try:
+        with httpx.Client(base_url=gw.url, timeout=30) as c:
+            gid, red, yellow = new_pvp(c)
+            assert play(c, gid, red, 4).status_code == 200  # a change refreshes the idle time
+            time.sleep(3)
+            gone = c.get(f"/api/v1/games/{gid}")
+            assert gone.status_code == 404 and error_of(gone) == "unknown_game"
+            assert play(c, gid, yellow, 4).status_code == 404
+    finally:
+        gw.stop()
