@@ -1,0 +1,54 @@
+"""``c4 match A B``: a match between two ladder players from paired random openings."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+
+def register(sub) -> None:
+    p = sub.add_parser("match", help="play a match between two engine ladder players (paired random openings)")
+    p.add_argument("a", help="player spec, e.g. minimax:5")
+    p.add_argument("b", help="player spec, e.g. greedy")
+    p.add_argument("--games", type=int, default=200, help="number of games, played in pairs (default 200)")
+    p.add_argument("--opening-plies", type=int, default=4, help="random plies before the players take over")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--budget-ms", type=float, default=None, help="overrides engine:MS budgets")
+    p.add_argument("--tt-mb", type=float, default=64.0, help="table size of engine players")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--quiet", action="store_true", help="no per-game progress on stderr")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from engine_svc.match import play_match
+    from engine_svc.players import InvalidSpec, parse_spec
+
+    for spec in (args.a, args.b):
+        try:
+            parse_spec(spec)
+        except InvalidSpec as exc:
+            print(f"c4 match: {exc}", file=sys.stderr)
+            return 2
+    start = time.perf_counter()
+
+    def progress(n, record, result):
+        if not args.quiet:
+            s = result.summary()
+            print(f"game {n}/{args.games}: {record.winner or 'draw'} ({'A' if record.a_first else 'B'} first)"
+                  f"  A {s['wins_a']} B {s['wins_b']} draws {s['draws']}"
+                  f"  {time.perf_counter() - start:.0f}s", file=sys.stderr, flush=True)
+
+    result = play_match(args.a, args.b, args.games, args.opening_plies, args.seed,
+                        budget_ms=args.budget_ms, on_game=progress, tt_mb=args.tt_mb)
+    summary = result.summary()
+    summary["seconds"] = round(time.perf_counter() - start, 1)
+    summary.update(opening_plies=args.opening_plies, seed=args.seed)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{args.a} vs {args.b}: {summary['wins_a']} wins, {summary['wins_b']} losses, "
+              f"{summary['draws']} draws in {summary['games']} games "
+              f"({100 * summary['win_rate_a']:.1f}% wins for {args.a}); {summary['seconds']}s")
+    return 0
