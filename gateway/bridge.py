@@ -17,6 +17,7 @@ import logging
 from typing import Awaitable, Callable
 
 from connect4 import IllegalMove, InvalidPosition, parse_column
+from servicekit.logs import REQUEST_ID, new_request_id
 
 from . import model
 from .errors import GameError
@@ -100,8 +101,8 @@ class Session:
             c = parse_column(col, model.geometry(width, doc["height"], doc["k"]))
         except (IllegalMove, InvalidPosition):
             raise BridgeError(f"col must be 1..{width}") from None
-        state = await self.games.move(self.game_id, self.token, c + 1, wait=True)
-        return await self.reply()
+        doc, _seat, _state = await self.games.move_doc(self.game_id, self.token, c + 1, wait=True)
+        return await self.reply(doc)
 
     async def cmd_hints(self, msg: dict) -> dict:
         on = msg.get("on")
@@ -180,6 +181,7 @@ class Bridge:
                 pass
 
     async def handle_line(self, session: Session, line: bytes) -> dict:
+        REQUEST_ID.set(new_request_id())  # one id a command, in the logs and the gRPC metadata
         try:
             msg = json.loads(line)
         except ValueError as exc:

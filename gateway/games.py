@@ -194,6 +194,15 @@ class Games:
     # -- moves -----------------------------------------------------------------------
     async def move(self, game_id: str, token: str | None, column, version: int | None = None,
                    wait: bool = True) -> dict:
+        doc, seat, state = await self.move_doc(game_id, token, column, version, wait)
+        if state is None:
+            return self.view(doc, seat)
+        state["you"] = seat
+        return state
+
+    async def move_doc(self, game_id: str, token: str | None, column, version: int | None = None,
+                       wait: bool = True) -> tuple[dict, str, dict | None]:
+        """Play a move: (the game's doc, the mover's seat, the public state when already built)."""
         doc = await self.store.load(game_id)
         seat = self.authorize(doc, token)
         if version is not None and version != doc["version"]:
@@ -223,11 +232,9 @@ class Games:
             raise
         if program_to_move(doc):
             if wait:
-                doc = await self.run_opponent(doc, you=seat, claimed=doc["version"])
-                return self.view(doc, seat)
+                return await self.run_opponent(doc, you=seat, claimed=doc["version"]), seat, None
             self.spawn(game_id, claimed=doc["version"])
-        state["you"] = seat
-        return state
+        return doc, seat, state
 
     async def undo(self, game_id: str, token: str | None) -> dict:
         doc = await self.store.load(game_id)
