@@ -143,7 +143,11 @@ def _best_column(scores, pos: Position) -> int:
 
 def summarize(res: VersusResult) -> str:
     if res.mistakes:
-        return res.mistakes[0].text()
+        if res.winner is None:
+            outcome = f"drawn at ply {res.final_ply}"
+        else:
+            outcome = f"{'won' if res.winner == res.player_color else 'lost'} at ply {res.final_ply}"
+        return f"{res.mistakes[0].text()}; the game was {outcome}"
     start_kind = sign(res.initial_score) if res.initial_score is not None else None
     end = res.final_ply
     if start_kind is None:
