@@ -7,7 +7,8 @@ side to move cancels out over the pair of games.
 
 Openings never end the game, never leave the side to move an immediate win
 (that game would be decided by the dice, not by the players) and are
-distinct as long as enough distinct openings exist.
+distinct positions (up to transposition and mirror image) as long as enough
+exist.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def random_openings(count: int, plies: int, seed: int, geometry: Geometry = STAN
         raise ValueError(f"an opening of {plies} plies fills a {geometry.name} board")
     rng = random.Random(seed)
     openings: list[list[int]] = []
-    seen: set[tuple[int, ...]] = set()
+    seen: set[int] = set()
     attempts = 0
     while len(openings) < count:
         attempts += 1
@@ -36,8 +37,9 @@ def random_openings(count: int, plies: int, seed: int, geometry: Geometry = STAN
             if attempts > 1000 * (count + 1):
                 raise ValueError(f"cannot draw {count} playable openings of {plies} plies")
             continue
-        key = tuple(moves)
-        # Distinct while plenty remain; a tiny opening space (0 or 1 ply) repeats.
+        # Distinct positions (transpositions and mirror images count as one)
+        # while plenty remain; a tiny opening space (0 or 1 ply) repeats.
+        key = Position.from_moves(moves, geometry).canonical_key()
         if key in seen and attempts < 50 * (count + 1):
             continue
         seen.add(key)
