@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.gateway.conftest import Gateway, Service
+from tests.web.helpers import ARTIFACTS
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -120,12 +121,31 @@ class PageErrors(list):
     pass
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call":
+        item.web_failed = report.failed
+
+
 @pytest.fixture
-def page(context):
-    """A fresh page that fails the test on any uncaught script error."""
+def page(context, request):
+    """A fresh page that fails the test on any uncaught script error; a failed
+    test leaves a screenshot and the page's console in artifacts/web/."""
     page = context.new_page()
     errors = PageErrors()
+    console: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
     page.errors = errors
     yield page
+    if getattr(request.node, "web_failed", False):
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        try:
+            page.screenshot(path=str(ARTIFACTS / f"FAILED-{request.node.name}.png"), full_page=True)
+        except Exception:
+            pass
+        (ARTIFACTS / f"FAILED-{request.node.name}.log").write_text(
+            "\n".join(console + [f"status: {page.inner_text('#status')}", f"alert: {page.inner_text('#alert')}"]))
     assert not errors, f"script errors on the page: {errors}"

@@ -64,7 +64,12 @@ def wait_status(page, *statuses: str, timeout: float = 30000) -> str:
 
 
 def wait_ply(page, ply: int, timeout: float = 30000) -> None:
+    """Wait until the board shows exactly `ply` moves."""
     page.wait_for_function("n => Number(document.querySelector('#board').dataset.ply) === n", arg=ply, timeout=timeout)
+
+
+def wait_ply_at_least(page, ply: int, timeout: float = 30000) -> None:
+    page.wait_for_function("n => Number(document.querySelector('#board').dataset.ply) >= n", arg=ply, timeout=timeout)
 
 
 def my_turn(page, timeout: float = 30000) -> None:

@@ -7,7 +7,7 @@ from connect4.hints import hints
 from connect4.position import Position
 
 from tests.web.helpers import (
-    discs, expected_discs, game_state, my_turn, open_new_game, seat_position, shot, wait_ply, wait_status,
+    discs, expected_discs, game_state, my_turn, open_new_game, seat_position, shot, wait_ply, wait_ply_at_least, wait_status,
 )
 
 
@@ -33,7 +33,9 @@ def play_to_end(page, press) -> dict:
         my_turn(page)
         st = game_state(page)
         press(choose(st["moves"]))
-        wait_ply(page, st["ply"] + 1)
+        wait_ply_at_least(page, st["ply"] + 1)
+        # and the gateway took it (the disc is drawn before it answers)
+        page.wait_for_function("v => Number(document.body.dataset.version) > v", arg=st["version"])
     assert wait_status(page, "over") == "over"
     return game_state(page)
 

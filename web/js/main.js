@@ -531,10 +531,13 @@ function renderStatus() {
   if (p && st.status === "thinking") {
     d = `depth ${p.depth} · ${count(p.nodes)} nodes · score ${engineScore(p.score)}${p.best_column ? ` · best ${p.best_column}` : ""} · ${millis(p.elapsed_ms)}${p.proven ? " · proven" : ""}`;
   } else if (ls) {
-    const parts = [`${esc(ls.player || "engine")} played ${ls.col}`, `score ${engineScore(ls.score)}`];
-    if (ls.depth !== undefined) parts.push(`depth ${ls.depth}`);
-    if (ls.nodes !== undefined) parts.push(`${count(ls.nodes)} nodes`);
-    if (ls.millis !== undefined) parts.push(millis(ls.millis));
+    const parts = [`${esc(ls.player || "engine")} played ${ls.col}`];
+    // players that do not search (random, greedy, ...) have no score to show
+    const searched = ls.depth || ls.nodes || ls.proven || ls.book;
+    if (searched) parts.push(`score ${engineScore(ls.score)}`);
+    if (ls.depth) parts.push(`depth ${ls.depth}`);
+    if (ls.nodes) parts.push(`${count(ls.nodes)} nodes`);
+    if (searched && ls.millis !== undefined) parts.push(millis(ls.millis));
     if (ls.book) parts.push("book");
     if (ls.proven && ls.outcome && ls.outcome !== "unknown") parts.push(`proven ${ls.outcome}`);
     if (ls.source === "engine_fallback") parts.push("not proven in time: engine move");
