@@ -1,0 +1,159 @@
+"""The engine's gRPC service on a real server and a free port."""
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from c4proto.connect4.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+from engine_svc.server import SERVICE_NAME, EngineServicer, add_servicer, warm_up
+from engine_svc.settings import EngineSettings
+from servicekit.grpc_server import build_server, mark_serving
+
+from ..conftest import free_port
+
+
+@pytest.fixture(scope="module")
+def stub(tmp_path_factory):
+    book = tmp_path_factory.mktemp("books") / "book.txt"
+    book.write_text("")  # empty at start; a test appends to it while serving
+    settings = EngineSettings(port=free_port(), tt_mb=8, books=str(book), max_concurrent=2, metrics_port=0)
+    servicer = EngineServicer(settings)
+    server, health, port = build_server(f"127.0.0.1:{settings.port}", add_servicer(servicer), max_workers=8)
+    server.start()
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    hs = health_pb2_grpc.HealthStub(channel)
+    assert hs.Check(health_pb2.HealthCheckRequest(service=SERVICE_NAME)).status == health_pb2.HealthCheckResponse.NOT_SERVING
+    warm_up(servicer)
+    mark_serving(health)
+    assert hs.Check(health_pb2.HealthCheckRequest(service=SERVICE_NAME)).status == health_pb2.HealthCheckResponse.SERVING
+    s = engine_pb2_grpc.EngineServiceStub(channel)
+    s.book_path = book
+    yield s
+    channel.close()
+    server.stop(0)
+
+
+def pos(moves="", **size):
+    return common_pb2.Position(moves=[int(c) for c in moves], **size)
+
+
+def test_list_players(stub):
+    specs = [p.spec for p in stub.ListPlayers(engine_pb2.ListPlayersRequest()).players]
+    assert specs[0] == "random" and "engine" in specs and "minimax:5" in specs
+
+
+def test_move_every_family(stub):
+    for spec in ("random", "greedy", "gated", "easy", "medium", "hard", "minimax:3", "mcts:200", "engine:200"):
+        r = stub.Move(engine_pb2.MoveRequest(position=pos("4453"), player=spec, seed=3))
+        assert 1 <= r.column <= 7 and r.player == spec and r.pv[0] == r.column
+
+
+def test_engine_finds_the_win_and_says_so(stub):
+    r = stub.Move(engine_pb2.MoveRequest(position=pos("445566"), player="engine:300"))
+    assert r.column in (3, 7) and r.proven and r.outcome == engine_pb2.OUTCOME_WIN
+    assert r.message.startswith("forced win")
+
+
+def test_engine_resigns_a_proven_loss(stub):
+    # F d1 e1 f1 with c1 and g1 open: S to move cannot stop both.
+    r = stub.Move(engine_pb2.MoveRequest(position=pos("41516"), player="engine:300"))
+    assert r.resign and r.outcome == engine_pb2.OUTCOME_LOSS and r.proven
+
+
+def test_think_streams_depths_then_the_result(stub):
+    updates = list(stub.Think(engine_pb2.MoveRequest(position=pos("44"), player="engine:300", no_book=True)))
+    progress = [u.progress for u in updates if u.WhichOneof("update") == "progress"]
+    assert updates[-1].WhichOneof("update") == "result"
+    assert progress and [p.depth for p in progress] == list(range(1, len(progress) + 1))
+    result = updates[-1].result
+    assert result.depth == progress[-1].depth and result.column == progress[-1].best_column
+
+
+def test_evaluate(stub):
+    r = stub.Evaluate(engine_pb2.EvaluateRequest(position=pos("11223")))  # F a1 b1 c1 under S a2 b2
+    assert [(c.column, c.row) for c in r.first_threats] == [(4, 1)]
+    assert r.threat_score == 24 and r.score == -(r.line_score + r.threat_score)  # S to move
+
+
+@pytest.mark.parametrize("request_kwargs,needle", [
+    (dict(position=pos("48")), "off the board"),
+    (dict(position=pos("1111111")), "full"),
+    (dict(position=pos("1212121")), "game is over"),
+    (dict(position=pos("", width=30, height=30)), "bits"),
+    (dict(position=pos("4"), player="minimax:99"), "1..12"),
+    (dict(position=pos("4"), player="wizard"), "unknown player"),
+    (dict(position=pos("4"), player="perfect"), "solver"),
+])
+def test_invalid_argument(stub, request_kwargs, needle):
+    for call in (stub.Move, lambda r: list(stub.Think(r))):
+        with pytest.raises(grpc.RpcError) as err:
+            call(engine_pb2.MoveRequest(**request_kwargs))
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert needle in err.value.details()
+
+
+def test_deadline_caps_the_budget(stub):
+    # engine:60000 would think for a minute; a 1.5 s deadline still gets an answer.
+    r = stub.Move(engine_pb2.MoveRequest(position=pos("4"), player="engine:60000", no_book=True), timeout=1.5)
+    assert 1 <= r.column <= 7 and r.depth >= 1
+
+
+def test_book_is_read_and_reloaded_when_it_changes(stub):
+    from connect4 import Position
+    from connect4.book import format_move_entry
+
+    p = Position.parse("44")
+    r = stub.Move(engine_pb2.MoveRequest(position=pos("44"), player="engine:100"))
+    assert not r.book
+    with open(stub.book_path, "a") as f:  # a learning feature appends while serving
+        f.write(format_move_entry(p.key(), 0, -2) + "\n")
+    r = stub.Move(engine_pb2.MoveRequest(position=pos("44"), player="engine:100"))
+    assert r.book and r.column == 1 and r.pv == [1]
+    mirrored = stub.Move(engine_pb2.MoveRequest(position=pos("44"), player="engine:100", no_book=True))
+    assert not mirrored.book
+
+
+def test_concurrent_searches(stub):
+    import concurrent.futures as cf
+
+    req = engine_pb2.MoveRequest(position=pos("4453"), player="engine:300", no_book=True)
+    with cf.ThreadPoolExecutor(4) as ex:
+        results = list(ex.map(lambda _: stub.Move(req), range(4)))
+    assert all(1 <= r.column <= 7 and r.depth >= 1 for r in results)
+
+
+def test_python_m_engine_svc_serves_when_warm(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    port = free_port()
+    env = dict(os.environ, C4_ENGINE_PORT=str(port), C4_ENGINE_METRICS_PORT="0", C4_ENGINE_TT_MB="4",
+               C4_ENGINE_MAX_CONCURRENT="1", C4_ENGINE_BOOKS="none")
+    proc = subprocess.Popen([sys.executable, "-m", "engine_svc"], env=env, cwd=str(tmp_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 180
+        status = None
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            hs = health_pb2_grpc.HealthStub(channel)
+            while time.monotonic() < deadline and status != health_pb2.HealthCheckResponse.SERVING:
+                assert proc.poll() is None, proc.stderr.read()
+                try:
+                    status = hs.Check(health_pb2.HealthCheckRequest(service=""), timeout=1).status
+                except grpc.RpcError:
+                    pass
+                time.sleep(0.2)
+            assert status == health_pb2.HealthCheckResponse.SERVING
+            r = engine_pb2_grpc.EngineServiceStub(channel).Move(
+                engine_pb2.MoveRequest(position=pos("4"), player="engine:100"))
+            assert 1 <= r.column <= 7
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    lines = [line for line in err.splitlines() if line.strip()]
+    import json
+
+    records = [json.loads(line) for line in lines]  # every log line is JSON
+    assert any(r["msg"] == "serving" for r in records)
