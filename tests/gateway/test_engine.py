@@ -132,7 +132,8 @@ def test_bridge_against_the_engine(gateway):
         b.close()
 
 
-def test_mcp_move_returns_the_board_after_the_engines_reply(gateway):
+def test_mcp_move_returns_the_board_after_the_engines_reply(gateway, redis_server, pons_sets):
+    redis_url = redis_server.url
     from mcp import Client
 
     async def go():
@@ -146,8 +147,19 @@ def test_mcp_move_returns_the_board_after_the_engines_reply(gateway):
             assert len(state["moves"]) == 2 and state["to_move"] == "red"
             rows = board.splitlines()
             assert rows[5].split(" ").count("R") == 1 and sum(r.count("Y") for r in rows[:6]) == 1
+            # An endgame (Pons' set) so the solver proves it at once: set up through REST
+            # with the token the gateway keeps for the MCP game name.
+            import redis
+
+            r = redis.Redis.from_url(redis_url, decode_responses=True)
+            info = r.hgetall("c4:mcp:e1")
+            moves = (pons_sets / "Test_L3_R1").read_text().split()[0]
+            httpx.post(f"{gateway.url}/api/v1/games/{info['id']}/replay", json={"moves": moves[:-1]},
+                       headers={"X-Player-Token": info["token"]}, timeout=60).raise_for_status()
             a = await mcp.call_tool("connect4_analyze", {"game": "e1"})
-            assert not a.is_error and "column 4" in _texts(a)[1]
+            assert not a.is_error, _texts(a)
+            assert "column 1: " in _texts(a)[1] and ("win in" in _texts(a)[1] or "loss in" in _texts(a)[1]
+                                                      or "draw" in _texts(a)[1])
 
     asyncio.run(go())
 
@@ -162,7 +174,9 @@ def test_twenty_clients_against_the_engine(api, gateway):
             state = shared.get(f"/api/v1/games/{gid}").json()
             if state["status"] == "over":
                 break
-            results = list(pool.map(lambda c: move(shared, gid, token, c),
+            # Every client sends the version it saw: all are moves for the same turn. (Without it a
+            # request that arrives after the engine's fast answer is simply the next turn.)
+            results = list(pool.map(lambda c: move(shared, gid, token, c, version=state["version"]),
                                     [legal(state)] * 10 + [1 + i % 7 for i in range(10)]))
             ok = [r for r in results if r.status_code == 200]
             assert len(ok) == 1
