@@ -134,6 +134,20 @@ def markdown(raw: dict, summary: dict, command: str | None = None) -> str:
             f"| {p['player']} | {rating} | {span} | {t['games']} | {_pct(t['score'])} ({_ci(t['score_95'])}) | "
             f"{_pct(t['win_rate'])} ({_ci(t['win_rate_95'])}) | {_wdl(p['first'])} | {_wdl(p['second'])} | "
             f"{_num(t['mean_nodes'])} | {t['mean_ms']:.1f} |")
+    players = cfg["players"]
+    if not cfg.get("gauntlet") and len(players) > 2:
+        lines += ["", "### Each player against the one listed before it", "",
+                  "| player | against | score (95 %) | Elo difference | at least 70 % |", "|---|---|---:|---:|:---:|"]
+        by_pair = {(r["a"], r["b"]): r for r in summary["pairs"]}
+        for lower, upper in zip(players, players[1:]):
+            r = by_pair[(lower, upper)]
+            t = r[upper]["total"]
+            if not t["games"]:
+                continue
+            d = r["elo_diff"]
+            d = "–" if d is None else (("+inf" if d == "-inf" else "-inf") if isinstance(d, str) else f"{-d:+.0f}")
+            ok = "yes" if t["score"] >= 0.7 else "no"
+            lines.append(f"| {upper} | {lower} | {_pct(t['score'])} ({_ci(t['score_95'])}) | {d} | {ok} |")
     lines += ["", "Score counts a draw as half a win; \"first\" is the player making the first move after the "
                   "random opening. Intervals are 95 % Wilson intervals.",
               "", f"Elo: maximum-likelihood fit of all pairs' scores (draws count half), {summary['elo']['anchor']} "
