@@ -199,7 +199,7 @@ function progress(p) {
 
 function liveError(e) {
   if (e.code === "service_unavailable") {
-    showAlert(e.message || "A service is unavailable; the game is kept and continues when it is back.", "down");
+    showDown(e.message);
     waitReady();
   } else if (e.code === "unknown_game") {
     setStatus("This game does not exist or has expired. Press N for a new game.");
@@ -261,12 +261,27 @@ function waitReady() {
   readyPoll = setTimeout(tick, wait);
 }
 
+/** A person's sentence for an outage; the gateway's technical text goes in the tooltip. */
+function downMessage(message = "") {
+  const m = message.toLowerCase();
+  const svc = m.includes("solver") ? "solver" : m.includes("redis") ? "game store (Redis)" : m.includes("engine") ? "engine" : "";
+  if (!svc) return message || "A service is unavailable; the game is kept and continues when it is back.";
+  const then = svc === "engine" ? "Your move is kept; the engine answers when it is back." :
+    svc === "solver" ? "Solver scores come back when it does." : "The game is kept; the page retries by itself.";
+  return `The ${svc} service is unavailable. ${then}`;
+}
+
+function showDown(message) {
+  showAlert(downMessage(message), "down");
+  $("alert").title = message || "";
+}
+
 function handleError(err, what = "") {
   if (!(err instanceof ApiError)) { showAlert(`${what}: ${err.message}`, "error", 8000); return; }
   if (err.state) applyState(err.state);
   if (err.code === "network") { showAlert(err.message, "down"); recover(); return; }
   if (err.code === "service_unavailable" || err.code === "timeout") {
-    showAlert(err.message, "down");
+    if (err.code === "timeout") showAlert(err.message, "down"); else showDown(err.message);
     waitReady();
     return;
   }
@@ -348,7 +363,7 @@ async function refreshSolution() {
     if (app.solutionData?.key !== key) return;
     app.solutionData = { key, error: err.message };
     render(false);
-    if (err.code === "service_unavailable") { showAlert(err.message, "down"); waitReady(); }
+    if (err.code === "service_unavailable") { showDown(err.message); waitReady(); }
     else if (err.code === "network") recover();
   }
 }
@@ -394,7 +409,11 @@ function jumpToMistake() {
   const st = app.st;
   if (!st) return;
   const i = firstMistake(st);
-  if (i >= 0) { view(i + 1); return; }
+  if (i >= 0) {
+    view(i + 1);
+    if (app.analysisNote.startsWith("solving")) showAlert("The earliest mistake found so far: the solver is still working back through the game.", "info", 4000);
+    return;
+  }
   if (!app.verdicts) { startVerdicts(); showAlert("Analysing the game: press M again when the verdicts are in.", "info", 4000); return; }
   showAlert(app.analysisNote.startsWith("solver verdicts") ? "No mistake: every move kept the theoretical value." : "No mistake found yet (the solver is still working).", "info", 4000);
 }
