@@ -198,26 +198,35 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                 - int64(popcount(so & EVEN)) * PARITY_WEIGHT - int64(popcount(so & ODD)) * OFF_PARITY_WEIGHT)
 
     @kernel(tag)
-    def play_lines(lst, cell, side):
-        """Add a stone of ``side`` at bit ``cell``; returns the line-score change."""
+    def play_lines(lst, base, cell, side):
+        """Add a stone of ``side`` at bit ``cell`` to the line states ``lst[base:]``;
+        returns the line-score change."""
         delta = int64(0)
-        inc = int8(K1) if side == 0 else int8(1)
+        inc = K1 if side == 0 else 1   # a first-player stone counts K+1, a second's 1
         for i in range(L_START[cell], L_START[cell + 1]):
-            line = L_INDEX[i]
-            s = lst[line]
+            j = base + L_INDEX[i]
+            s = lst[j]
             delta += DELTA[side, s]
-            lst[line] = s + inc
+            lst[j] = s + inc
         return delta
 
     @kernel(tag)
-    def undo_lines(lst, cell, side):
-        inc = int8(K1) if side == 0 else int8(1)
+    def line_delta(lst, base, cell, side):
+        """The line-score change of a stone of ``side`` at ``cell``, without playing it."""
+        delta = int64(0)
         for i in range(L_START[cell], L_START[cell + 1]):
-            lst[L_INDEX[i]] -= inc
+            delta += DELTA[side, lst[base + L_INDEX[i]]]
+        return delta
 
     @kernel(tag)
-    def init_lines(lst, first, second):
-        """Fill the line states from the bitboards (once per search); returns the line score."""
+    def undo_lines(lst, base, cell, side):
+        inc = K1 if side == 0 else 1
+        for i in range(L_START[cell], L_START[cell + 1]):
+            lst[base + L_INDEX[i]] -= inc
+
+    @kernel(tag)
+    def init_lines(lst, base, first, second):
+        """Fill the line states ``lst[base:]`` from the bitboards (once per search); returns the line score."""
         score = int64(0)
         for line in range(N_LINES):
             a = 0
@@ -229,7 +238,7 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                 elif second & bit:
                     b += 1
             s = a * K1 + b
-            lst[line] = s
+            lst[base + line] = s
             score += VALUE[s]
         return score
 
@@ -237,7 +246,7 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     def static_eval(first, second):
         """(line score, threat term), both first player's view; a full scan, for callers outside the search."""
         lst = np.zeros(N_LINES, dtype=np.int8)
-        line = init_lines(lst, first, second)
+        line = init_lines(lst, 0, first, second)
         mask = first | second
         return line, threat_term(win_cells(first, mask), win_cells(second, mask))
 
@@ -248,6 +257,7 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         winning_cells_generic=winning_cells,
         threat_term=threat_term,
         play_lines=play_lines,
+        line_delta=line_delta,
         undo_lines=undo_lines,
         init_lines=init_lines,
         static_eval=static_eval,

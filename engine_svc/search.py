@@ -44,6 +44,7 @@ from .tt import DEFAULT_MB, EXACT, LOWER, NO_MOVE, UPPER, TranspositionTable, tt
 MATE = 100_000
 INF = 1 << 30
 CHECK_EVERY = 4096  # nodes between two looks at the stop flag (a power of two)
+ST_NODES, ST_STOP, ST_FIXED = 0, 1, 2  # the search state array: nodes, stop flag, then heights and lines
 
 
 def win_score(end_stone: int, cells: int) -> int:
@@ -76,6 +77,7 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     win_cells = ek.winning_cells
     threat_term = ek.threat_term
     play_lines = ek.play_lines
+    line_delta = ek.line_delta
     undo_lines = ek.undo_lines
     W = g.width
     H1 = g.h1
@@ -85,17 +87,58 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     COLMASK = np.array([g.column_mask(c) for c in range(W)], dtype=np.uint64)
     ORDER = np.array(g.center_order(), dtype=np.int64)
     MASK_CHECK = uint64(CHECK_EVERY - 1)
+    ST_HEIGHTS = ST_FIXED            # st[ST_HEIGHTS + c]: stones in column c
+    ST_LINES = ST_FIXED + W          # st[ST_LINES + l]: state of line l
 
     @kernel(tag)
-    def negamax(cur, mask, ply, depth, alpha, beta, ls, lst, hts, tkeys, tdata, tshift, gen, stop, stats):
+    def leaf(cur, mask, ply, alpha, beta, ls):
+        """Value of a depth-0 node: the exact tactics of every node (win now,
+        lost to two threats or to no safe move), else the evaluation."""
+        if ply == CELLS:
+            return int64(0)
+        possible = (mask + BOTTOM) & BOARD
+        opp = cur ^ mask
+        mw = win_cells(cur, mask)
+        if mw & possible:
+            return int64(MATE + CELLS - ply)
+        ow = win_cells(opp, mask)
+        forced = possible & ow
+        moves = possible & ~(ow >> uint64(1))
+        if forced:
+            if forced & (forced - uint64(1)):
+                return -int64(MATE + CELLS - ply - 1)
+            moves &= forced
+        if moves == 0:
+            return -int64(MATE + CELLS - ply - 1)
+        hi = int64(MATE + CELLS - ply - 2)
+        if beta > hi:
+            beta = hi
+            if alpha >= beta:
+                return beta
+        lo = -int64(MATE + CELLS - ply - 3)
+        if alpha < lo:
+            alpha = lo
+            if alpha >= beta:
+                return alpha
+        # Line score plus the threat term from the winning cells above.
+        if ply & 1 == 0:
+            return ls + threat_term(mw, ow)
+        return -(ls + threat_term(ow, mw))
+
+    @kernel(tag)
+    def negamax(cur, mask, ply, depth, alpha, beta, ls, st, tt, tshift, gen):
         """Value of the position (``cur`` = side to move's stones) within (alpha, beta), fail-soft.
 
-        ``ls`` is the line score (first player's view) kept incrementally;
-        ``lst``/``hts`` are the line states and column heights, updated on
-        play and restored on undo."""
-        stats[0] += 1
-        if (uint64(stats[0]) & MASK_CHECK) == 0 and stop[0]:
+        ``ls`` is the line score (first player's view) kept incrementally.
+        ``st`` holds the node count, the stop flag, the column heights and
+        the line states (see ``ST_*``); ``tt`` the table, key and data of a
+        slot side by side so one probe touches one cache line. Few array
+        arguments matter: numba passes each array as seven machine words."""
+        st[ST_NODES] += 1
+        if (uint64(st[ST_NODES]) & MASK_CHECK) == 0 and st[ST_STOP]:
             return int64(0)
+        if depth <= 0:
+            return leaf(cur, mask, ply, alpha, beta, ls)
         if ply == CELLS:
             return int64(0)  # full board: draw
         possible = (mask + BOTTOM) & BOARD   # the landing cell of every open column
@@ -125,17 +168,12 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
             if alpha >= beta:
                 return alpha
         side = ply & 1
-        if depth <= 0:
-            # Leaf: line score plus the threat term from the winning cells above.
-            if side == 0:
-                return ls + threat_term(mw, ow)
-            return -(ls + threat_term(ow, mw))
 
         key = cur + mask + BOTTOM  # Pons' key: unique per position
-        slot = tt_slot(key, tshift)
+        slot = tt_slot(key, tshift) * uint64(2)
         ttmove = -1
-        if tkeys[slot] == key:
-            d = tdata[slot]
+        if tt[slot] == key:
+            d = tt[slot + uint64(1)]
             if (d >> uint64(56)) == uint64(gen):
                 ts = tt_score(d)
                 tdepth = int64((d >> uint64(32)) & uint64(0xFF))
@@ -173,22 +211,37 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
             b = moves & COLMASK[c]
             if b == 0:
                 continue
-            cell = c * H1 + hts[c]
-            hts[c] += 1
-            nls = ls + play_lines(lst, cell, side)
+            cell = c * H1 + st[ST_HEIGHTS + c]
+            if depth == 1:
+                # The children are leaves: value them in place, without a
+                # recursive call, and read their line score without playing
+                # (nothing to undo). A leaf's value does not depend on the
+                # window beyond its clamps, so PVS has nothing to re-search.
+                st[ST_NODES] += 1
+                v = -leaf(opp, mask | b, ply + 1, -beta, -alpha, ls + line_delta(st, ST_LINES, cell, side))
+                if v > best:
+                    best = v
+                    bestmove = c
+                    if v > alpha:
+                        alpha = v
+                        if alpha >= beta:
+                            break
+                continue
+            st[ST_HEIGHTS + c] += 1
+            nls = ls + play_lines(st, ST_LINES, cell, side)
             if first:
                 v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls,
-                             lst, hts, tkeys, tdata, tshift, gen, stop, stats)
+                             st, tt, tshift, gen)
             else:
                 # PVS: prove the move is no better than alpha with a null window.
                 v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls,
-                             lst, hts, tkeys, tdata, tshift, gen, stop, stats)
+                             st, tt, tshift, gen)
                 if alpha < v < beta:
                     v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls,
-                                 lst, hts, tkeys, tdata, tshift, gen, stop, stats)
-            undo_lines(lst, cell, side)
-            hts[c] -= 1
-            if stop[0]:
+                                 st, tt, tshift, gen)
+            undo_lines(st, ST_LINES, cell, side)
+            st[ST_HEIGHTS + c] -= 1
+            if st[ST_STOP]:
                 return int64(0)  # aborted: nothing is stored
             first = False
             if v > best:
@@ -199,15 +252,15 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                     if alpha >= beta:
                         break
         bound = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
-        tkeys[slot] = key
-        tdata[slot] = tt_pack(best, depth, bound, bestmove, gen)
+        tt[slot] = key
+        tt[slot + uint64(1)] = tt_pack(best, depth, bound, bestmove, gen)
         return best
 
     @kernel(tag)
-    def root(cur, mask, ply, depth, alpha, beta, ls, lst, hts, tkeys, tdata, tshift, gen, stop, stats):
+    def root(cur, mask, ply, depth, alpha, beta, ls, st, tt, tshift, gen):
         """Like negamax but tries every legal column, so a lost position still
         gets its longest defence; returns (score, column)."""
-        stats[0] += 1
+        st[ST_NODES] += 1
         possible = (mask + BOTTOM) & BOARD
         opp = cur ^ mask
         mw = win_cells(cur, mask)
@@ -217,10 +270,10 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                     return int64(MATE + CELLS - ply), c
         side = ply & 1
         key = cur + mask + BOTTOM
-        slot = tt_slot(key, tshift)
+        slot = tt_slot(key, tshift) * uint64(2)
         ttmove = -1
-        if tkeys[slot] == key and (tdata[slot] >> uint64(56)) == uint64(gen):
-            tm = int64((tdata[slot] >> uint64(48)) & uint64(0xFF))
+        if tt[slot] == key and (tt[slot + uint64(1)] >> uint64(56)) == uint64(gen):
+            tm = int64((tt[slot + uint64(1)] >> uint64(48)) & uint64(0xFF))
             if tm != NO_MOVE:
                 ttmove = tm
         alpha0 = alpha
@@ -239,21 +292,21 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
             b = possible & COLMASK[c]
             if b == 0:
                 continue
-            cell = c * H1 + hts[c]
-            hts[c] += 1
-            nls = ls + play_lines(lst, cell, side)
+            cell = c * H1 + st[ST_HEIGHTS + c]
+            st[ST_HEIGHTS + c] += 1
+            nls = ls + play_lines(st, ST_LINES, cell, side)
             if first:
                 v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls,
-                             lst, hts, tkeys, tdata, tshift, gen, stop, stats)
+                             st, tt, tshift, gen)
             else:
                 v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls,
-                             lst, hts, tkeys, tdata, tshift, gen, stop, stats)
+                             st, tt, tshift, gen)
                 if alpha < v < beta:
                     v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls,
-                                 lst, hts, tkeys, tdata, tshift, gen, stop, stats)
-            undo_lines(lst, cell, side)
-            hts[c] -= 1
-            if stop[0]:
+                                 st, tt, tshift, gen)
+            undo_lines(st, ST_LINES, cell, side)
+            st[ST_HEIGHTS + c] -= 1
+            if st[ST_STOP]:
                 return int64(0), -1
             first = False
             if v > best:
@@ -264,12 +317,12 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                     if alpha >= beta:
                         break
         bound = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
-        tkeys[slot] = key
-        tdata[slot] = tt_pack(best, depth, bound, bestmove, gen)
+        tt[slot] = key
+        tt[slot + uint64(1)] = tt_pack(best, depth, bound, bestmove, gen)
         return best, bestmove
 
     @kernel(tag)
-    def mtdf(cur, mask, ply, depth, guess, ls, lst, hts, tkeys, tdata, tshift, gen, stop, stats):
+    def mtdf(cur, mask, ply, depth, guess, ls, st, tt, tshift, gen):
         """MTD(f): null-window searches around a guess until the bounds meet.
 
         After 6 passes it bisects the remaining interval, so a wide jump of the
@@ -284,8 +337,8 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                 beta = (lower + upper + 1) // 2  # lower < beta <= upper
             else:
                 beta = g + 1 if g == lower else g
-            s, m = root(cur, mask, ply, depth, beta - 1, beta, ls, lst, hts, tkeys, tdata, tshift, gen, stop, stats)
-            if stop[0]:
+            s, m = root(cur, mask, ply, depth, beta - 1, beta, ls, st, tt, tshift, gen)
+            if st[ST_STOP]:
                 return int64(0), -1
             g = s
             if g < beta:
@@ -297,24 +350,19 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         return g, move
 
     @kernel(tag)
-    def alphabeta(cur, mask, ply, depth, ls, lst, hts, tkeys, tdata, tshift, gen, stop, stats):
+    def alphabeta(cur, mask, ply, depth, ls, st, tt, tshift, gen):
         """One full-window PVS search of the root (the other driver, for comparison)."""
-        return root(cur, mask, ply, depth, -int64(INF), int64(INF), ls, lst, hts, tkeys, tdata, tshift, gen, stop, stats)
+        return root(cur, mask, ply, depth, -int64(INF), int64(INF), ls, st, tt, tshift, gen)
 
     # Compile (or load from the cache) now, so no search pays for it under a clock.
-    lst = np.zeros(line_tables(g).n_lines, dtype=np.int8)
-    hts = np.zeros(W, dtype=np.int64)
-    keys = np.zeros(1024, dtype=np.uint64)
-    data = np.zeros(1024, dtype=np.uint64)
-    ek.init_lines(lst, np.uint64(0), np.uint64(0))
-    tt_lookup(keys, data, np.uint64(54), np.uint64(1), np.uint64(0))
-    for driver in (mtdf, None):
-        tail = (int64(0), lst, hts, keys, data, np.uint64(54), 1, np.zeros(1, np.uint8), np.zeros(4, np.int64))
-        if driver is None:
-            alphabeta(np.uint64(0), np.uint64(0), 0, 1, *tail)
-        else:
-            mtdf(np.uint64(0), np.uint64(0), 0, 1, int64(0), *tail)
-    return SimpleNamespace(negamax=negamax, root=root, mtdf=mtdf, alphabeta=alphabeta, geometry=g)
+    st = np.zeros(ST_LINES + line_tables(g).n_lines, dtype=np.int64)
+    tt = np.zeros(2048, dtype=np.uint64)
+    ek.init_lines(st, ST_LINES, np.uint64(0), np.uint64(0))
+    tt_lookup(tt, np.uint64(54), np.uint64(1), np.uint64(0))
+    mtdf(np.uint64(0), np.uint64(0), 0, 1, int64(0), int64(0), st, tt, np.uint64(54), 1)
+    alphabeta(np.uint64(0), np.uint64(0), 0, 1, int64(0), st, tt, np.uint64(54), 1)
+    return SimpleNamespace(negamax=negamax, root=root, mtdf=mtdf, alphabeta=alphabeta, geometry=g,
+                           st_size=ST_LINES + line_tables(g).n_lines)
 
 
 @dataclass
@@ -370,21 +418,19 @@ class Engine:
         self.kernels = search_kernels(geometry)
         self.eval = eval_kernels(geometry)
         self.tt = TranspositionTable(tt_mb)
-        self.stop_flag = np.zeros(1, dtype=np.uint8)
-        self.stats = np.zeros(4, dtype=np.int64)
-        self._lst = np.zeros(line_tables(geometry).n_lines, dtype=np.int8)
-        self._hts = np.zeros(geometry.width, dtype=np.int64)
+        # nodes, stop flag, heights, line states: one int64 array (see ST_*)
+        self.state = np.zeros(self.kernels.st_size, dtype=np.int64)
 
     def stop(self) -> None:
         """Abort the running search (from another thread); it keeps its last finished depth."""
-        self.stop_flag[0] = 1
+        self.state[ST_STOP] = 1
 
     def _prepare(self, cur: int, mask: int, ply: int) -> int:
         g = self.geometry
         first, second = (cur, cur ^ mask) if ply % 2 == 0 else (cur ^ mask, cur)
         for c in range(g.width):
-            self._hts[c] = bin(mask & g.column_mask(c)).count("1")
-        return int(self.eval.init_lines(self._lst, np.uint64(first), np.uint64(second)))
+            self.state[ST_FIXED + c] = bin(mask & g.column_mask(c)).count("1")
+        return int(self.eval.init_lines(self.state, ST_FIXED + g.width, np.uint64(first), np.uint64(second)))
 
     def pv(self, pos, first_move: int, limit: int) -> list[int]:
         """Follow the table's best moves from ``pos`` after ``first_move``."""
@@ -425,8 +471,8 @@ class Engine:
         cur, mask = np.uint64(pos.current), np.uint64(pos.mask)
         ls = self._prepare(pos.current, pos.mask, ply)
         gen = self.tt.new_search()
-        self.stop_flag[0] = 0
-        self.stats[:] = 0
+        self.state[ST_STOP] = 0
+        self.state[ST_NODES] = 0
         timer = None
         if budget_ms is not None:
             timer = threading.Timer(2.0 * budget_ms / 1000.0, self.stop)
@@ -443,20 +489,19 @@ class Engine:
                     if (time.perf_counter() - start) * 1000.0 >= budget_ms / 3.0:
                         break
                 args = (cur, mask, ply, depth)
-                tail = (ls, self._lst, self._hts, self.tt.keys, self.tt.data, self.tt.shift,
-                        gen, self.stop_flag, self.stats)
+                tail = (ls, self.state, self.tt.table, self.tt.shift, gen)
                 if self.driver == "mtdf":
                     score, col = k.mtdf(*args, guess, *tail)
                 else:
                     score, col = k.alphabeta(*args, *tail)
-                if self.stop_flag[0] or col < 0:
+                if self.state[ST_STOP] or col < 0:
                     break
                 score, col = int(score), int(col)
                 best = (score, col, depth)
                 guess = score
                 proven = is_proven(score) or depth >= empties
                 if on_progress is not None:
-                    on_progress(DepthReport(depth, int(self.stats[0]), score, col,
+                    on_progress(DepthReport(depth, int(self.state[ST_NODES]), score, col,
                                             (time.perf_counter() - start) * 1000.0, proven))
                 if proven:
                     break
@@ -471,13 +516,13 @@ class Engine:
             order = [c for c in g.center_order() if c in safe]
             wins = pos.winning_moves()
             col = wins[0] if wins else order[0]
-            return SearchResult(column=col, nodes=int(self.stats[0]), elapsed_ms=elapsed, pv=[col],
+            return SearchResult(column=col, nodes=int(self.state[ST_NODES]), elapsed_ms=elapsed, pv=[col],
                                 message="stopped before depth 1")
         score, col, depth = best
         proven = is_proven(score) or depth >= empties
         outcome, plies = describe_outcome(score, proven, ply, g.cells)
         result = SearchResult(
-            column=col, score=score, depth=depth, nodes=int(self.stats[0]), elapsed_ms=elapsed,
+            column=col, score=score, depth=depth, nodes=int(self.state[ST_NODES]), elapsed_ms=elapsed,
             proven=proven, pv=self.pv(pos, col, depth), outcome=outcome, plies_to_end=plies,
         )
         if outcome == "win":
@@ -494,5 +539,5 @@ class Engine:
         while not done.is_set():
             if cancel.wait(0.01):
                 if not done.is_set():
-                    self.stop_flag[0] = 1
+                    self.state[ST_STOP] = 1
                 return

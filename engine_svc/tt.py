@@ -1,7 +1,8 @@
 """The transposition table: two flat numpy arrays the numba search reads and writes.
 
-One entry is 16 bytes: the full position key (``keys``) and a packed word
-(``data``)::
+One entry is 16 bytes in one uint64 array, side by side so a probe touches
+one cache line: ``table[2i]`` the full position key, ``table[2i+1]`` a packed
+word::
 
     bits  0..31  score + 2**31       (int32 stored unsigned)
     bits 32..39  depth searched       (plies)
@@ -49,11 +50,11 @@ def tt_score(d):
 
 
 @kernel("tt")
-def tt_lookup(keys, data, shift, gen, key):
+def tt_lookup(table, shift, gen, key):
     """The packed word stored for ``key`` in this generation, or 0."""
-    i = tt_slot(key, shift)
-    if keys[i] == key:
-        d = data[i]
+    i = tt_slot(key, shift) * uint64(2)
+    if table[i] == key:
+        d = table[i + uint64(1)]
         if (d >> uint64(56)) == uint64(gen):
             return d
     return uint64(0)
@@ -69,8 +70,7 @@ class TranspositionTable:
         self.bits = entries.bit_length() - 1
         self.size = 1 << self.bits
         self.shift = np.uint64(64 - self.bits)
-        self.keys = np.zeros(self.size, dtype=np.uint64)
-        self.data = np.zeros(self.size, dtype=np.uint64)
+        self.table = np.zeros(2 * self.size, dtype=np.uint64)
         self.gen = 0
 
     @property
@@ -81,14 +81,13 @@ class TranspositionTable:
         """Make every stored entry invisible (wraps after 255 searches, then really clears)."""
         self.gen += 1
         if self.gen > 255:
-            self.keys[:] = 0
-            self.data[:] = 0
+            self.table[:] = 0
             self.gen = 1
         return self.gen
 
     def lookup(self, key: int) -> tuple[int, int, int, int] | None:
         """(score, depth, bound, move) stored for ``key`` in this generation."""
-        d = int(tt_lookup(self.keys, self.data, self.shift, np.uint64(self.gen), np.uint64(key)))
+        d = int(tt_lookup(self.table, self.shift, np.uint64(self.gen), np.uint64(key)))
         if not d:
             return None
         score = (d & 0xFFFFFFFF) - SCORE_BIAS

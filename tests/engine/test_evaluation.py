@@ -19,8 +19,9 @@ def test_incremental_line_score_matches_full_scan(g):
     rng = random.Random(7)
     for game in range(12):
         pos = Position(g)
-        lst = np.zeros(line_tables(g).n_lines, dtype=np.int8)
-        score = int(ek.init_lines(lst, np.uint64(0), np.uint64(0)))
+        # int64 states at an offset, as the search keeps them
+        lst = np.zeros(line_tables(g).n_lines + 3, dtype=np.int64)[3:]
+        score = int(ek.init_lines(lst, 0, np.uint64(0), np.uint64(0)))
         assert score == 0
         history = []
         heights = [0] * g.width
@@ -28,17 +29,17 @@ def test_incremental_line_score_matches_full_scan(g):
             col = rng.choice(pos.legal_moves())
             cell = col * g.h1 + heights[col]
             side = pos.to_move
-            delta = int(ek.play_lines(lst, cell, side))
+            delta = int(ek.play_lines(lst, 0, cell, side))
             history.append((cell, side, delta))
             heights[col] += 1
             score += delta
             pos.play(col)
             assert score == line_score(grid_after(pos.moves, g), g), pos
         fresh = np.zeros_like(lst)  # the full-scan init agrees with the incremental states
-        assert int(ek.init_lines(fresh, np.uint64(pos.stones(0)), np.uint64(pos.stones(1)))) == score
+        assert int(ek.init_lines(fresh, 0, np.uint64(pos.stones(0)), np.uint64(pos.stones(1)))) == score
         assert (fresh == lst).all()
         for cell, side, delta in reversed(history):  # undo restores every line state
-            ek.undo_lines(lst, cell, side)
+            ek.undo_lines(lst, 0, cell, side)
             score -= delta
         assert score == 0 and not lst.any()
 
