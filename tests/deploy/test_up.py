@@ -281,6 +281,20 @@ def test_killed_child_comes_back(stack, api):
     assert play_http_game(api)["status"] == "over"
 
 
+def test_a_second_stack_must_choose_other_ports_and_folder(stack, tmp_path):
+    """Two stacks run side by side only on their own ports and data folders: c4 up says so."""
+    def up(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "c4.main", "up", "--color", "never", *args],
+                              cwd=REPO, capture_output=True, text=True, timeout=120)
+
+    busy = up("--http-port", str(stack.http_port), "--bridge-port", str(free_port()),
+              "--data-dir", str(tmp_path / "other"))
+    assert busy.returncode == 2 and f"HTTP port 127.0.0.1:{stack.http_port} is in use" in busy.stderr
+    same = up("--http-port", str(free_port()), "--bridge-port", str(free_port()), "--data-dir", str(stack.data))
+    assert same.returncode == 2 and f"uses {stack.data}" in same.stderr
+    assert stack.proc.poll() is None and stack.state()["ready"]
+
+
 def test_sigint_leaves_no_process(stack):
     state = stack.state()
     stack_id = state["stack_id"]
