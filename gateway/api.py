@@ -7,7 +7,7 @@ import json
 import logging
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Header, Query, Request, Response, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field
 
 from .errors import GameError
@@ -60,6 +60,11 @@ class JoinBody(BaseModel):
     invite: str
 
 
+def _json(content, status: int = 200) -> Response:
+    """Serialize once, without FastAPI's response-model pass (replies are plain dicts)."""
+    return Response(json.dumps(content, separators=(",", ":")), status_code=status, media_type="application/json")
+
+
 def games(request: Request):
     return request.app.state.games
 
@@ -74,61 +79,61 @@ TokenQ = Annotated[str | None, Query(alias="token", description="the player toke
 
 @router.get("/opponents", summary="Every opponent you can play: the engine's ladder, perfect, human")
 async def list_opponents(request: Request) -> dict[str, Any]:
-    return {"opponents": await games(request).opponents()}
+    return _json({"opponents": await games(request).opponents()})
 
 
-@router.post("/games", status_code=201, summary="Create a game", responses=ERRORS)
+@router.post("/games", status_code=201, summary="Create a game", responses=ERRORS, response_model=None)
 async def create_game(request: Request, body: CreateGame | None = None,
                       wait: bool = Query(True)) -> dict[str, Any]:
     body = body or CreateGame()
-    return await games(request).create(**body.model_dump(), wait=wait)
+    return _json(await games(request).create(**body.model_dump(), wait=wait), 201)
 
 
-@router.get("/games/{game_id}", summary="A game's state (anyone with the id)", responses=ERRORS)
+@router.get("/games/{game_id}", summary="A game's state (anyone with the id)", responses=ERRORS, response_model=None)
 async def get_game(request: Request, game_id: str, x_player_token: Token = None,
                    token: TokenQ = None) -> dict[str, Any]:
-    return await games(request).get(game_id, _token(x_player_token, token))
+    return _json(await games(request).get(game_id, _token(x_player_token, token)))
 
 
-@router.post("/games/{game_id}/join", summary="Take the invited seat", responses=ERRORS)
+@router.post("/games/{game_id}/join", summary="Take the invited seat", responses=ERRORS, response_model=None)
 async def join_game(request: Request, game_id: str, body: JoinBody) -> dict[str, Any]:
-    return await games(request).join(game_id, body.invite)
+    return _json(await games(request).join(game_id, body.invite))
 
 
 @router.post("/games/{game_id}/moves", summary="Play a move; waits for the opponent's answer unless wait=false",
-             responses=ERRORS)
+             responses=ERRORS, response_model=None)
 async def play_move(request: Request, game_id: str, body: MoveBody, x_player_token: Token = None,
                     token: TokenQ = None, wait: bool = Query(True)) -> dict[str, Any]:
     w = body.wait if body.wait is not None else wait
-    return await games(request).move(game_id, _token(x_player_token, token), body.column, body.version, w)
+    return _json(await games(request).move(game_id, _token(x_player_token, token), body.column, body.version, w))
 
 
 @router.post("/games/{game_id}/undo", summary="Back to your previous turn (also while the engine thinks)",
-             responses=ERRORS)
+             responses=ERRORS, response_model=None)
 async def undo(request: Request, game_id: str, x_player_token: Token = None,
                token: TokenQ = None) -> dict[str, Any]:
-    return await games(request).undo(game_id, _token(x_player_token, token))
+    return _json(await games(request).undo(game_id, _token(x_player_token, token)))
 
 
-@router.post("/games/{game_id}/hints", summary="Hints on or off", responses=ERRORS)
+@router.post("/games/{game_id}/hints", summary="Hints on or off", responses=ERRORS, response_model=None)
 async def hints(request: Request, game_id: str, body: HintsBody, x_player_token: Token = None,
                 token: TokenQ = None) -> dict[str, Any]:
-    return await games(request).set_hints(game_id, _token(x_player_token, token), body.on)
+    return _json(await games(request).set_hints(game_id, _token(x_player_token, token), body.on))
 
 
-@router.post("/games/{game_id}/replay", summary="Replace the move list", responses=ERRORS)
+@router.post("/games/{game_id}/replay", summary="Replace the move list", responses=ERRORS, response_model=None)
 async def replay(request: Request, game_id: str, body: ReplayBody, x_player_token: Token = None,
                  token: TokenQ = None, wait: bool = Query(True)) -> dict[str, Any]:
     w = body.wait if body.wait is not None else wait
-    return await games(request).replay(game_id, _token(x_player_token, token), body.moves,
-                                       body.engine_starts, w)
+    return _json(await games(request).replay(game_id, _token(x_player_token, token), body.moves,
+                                             body.engine_starts, w))
 
 
-@router.get("/games/{game_id}/analysis", summary="Each column's exact score from the solver", responses=ERRORS)
+@router.get("/games/{game_id}/analysis", summary="Each column's exact score from the solver", responses=ERRORS, response_model=None)
 async def analysis(request: Request, game_id: str, deadline_ms: int = Query(10000, ge=10, le=120000),
                    ply: int | None = Query(None, description="the position after the first N moves (default: now)")
                    ) -> dict[str, Any]:
-    return await games(request).analysis(game_id, deadline_ms, ply)
+    return _json(await games(request).analysis(game_id, deadline_ms, ply))
 
 
 # -- WebSocket ----------------------------------------------------------------------

@@ -110,7 +110,17 @@ def settle(doc: dict, pos: Position) -> None:
 
 def rows(pos: Position) -> list[str]:
     g = pos.geometry
-    return ["".join(LETTER[pos.cell(c, r)] for c in range(g.width)) for r in range(g.height - 1, -1, -1)]
+    return board_rows(pos.moves, g.width, g.height)
+
+
+def board_rows(moves: list[int], width: int, height: int) -> list[str]:
+    """Top row first, ``R``/``Y``/``.``, straight from the move list (no bitboards needed)."""
+    grid = [["."] * width for _ in range(height)]
+    heights = [0] * width
+    for i, c in enumerate(moves):
+        grid[heights[c]][c] = "Y" if i & 1 else "R"
+        heights[c] += 1
+    return ["".join(grid[r]) for r in range(height - 1, -1, -1)]
 
 
 def hints_json(pos: Position) -> dict:
@@ -135,15 +145,18 @@ def status(doc: dict) -> str:
 
 
 def public_state(doc: dict, public_url: str, you: str | None = None, pos: Position | None = None) -> dict:
-    pos = pos if pos is not None else position(doc)
+    """The API's view of a game. Built from the move list; a Position is made only
+    for hints (pass ``pos`` when there is one at hand)."""
+    moves = doc["moves"]
     over = is_over(doc)
-    to_move = None if over else color_to_move(doc)
     last_move = None
-    if doc["moves"]:
-        col = doc["moves"][-1]
-        last_move = {"column": col + 1, "row": pos.height(col), "color": COLORS[(len(doc["moves"]) - 1) & 1]}
+    if moves:
+        col = moves[-1]
+        last_move = {"column": col + 1, "row": moves.count(col), "color": COLORS[(len(moves) - 1) & 1]}
     st = status(doc)
-    show_hints = doc["hints_on"] and st == "to_move"
+    hints = None
+    if doc["hints_on"] and st == "to_move":
+        hints = hints_json(pos if pos is not None else position(doc))
     return {
         "id": doc["id"],
         "version": doc["version"],
@@ -155,18 +168,18 @@ def public_state(doc: dict, public_url: str, you: str | None = None, pos: Positi
             for c, s in doc["seats"].items()
         },
         "you": you,
-        "moves": [c + 1 for c in doc["moves"]],
-        "ply": len(doc["moves"]),
-        "to_move": to_move,
+        "moves": [c + 1 for c in moves],
+        "ply": len(moves),
+        "to_move": None if over else color_to_move(doc),
         "status": st,
         "result": doc["result"],
         "winning_cells": doc["winning_cells"],
-        "rows": rows(pos),
+        "rows": board_rows(moves, doc["width"], doc["height"]),
         "last_move": last_move,
         "last_search": doc["last_search"],
         "think_ms": doc["think_ms"],
         "hints_on": doc["hints_on"],
-        "hints": hints_json(pos) if show_hints else None,
+        "hints": hints,
         "allow_analysis": doc["allow_analysis"],
         "resigned": doc["resigned"],
         "message": doc["message"],
@@ -187,14 +200,13 @@ def invite_url(public_url: str, game_id: str, invite: str) -> str:
 # -- the Connect4-rs control socket view ------------------------------------------
 
 def bridge_state(doc: dict, human: str, public_url: str, token: str | None = None) -> dict:
-    pos = position(doc)
     if doc["result"] is not None:
         winner = doc["result"]["winner"]
         status_ = "draw" if winner is None else {"won": "human" if winner == human else "engine"}
     else:
         status_ = "human_to_move" if color_to_move(doc) == human else "thinking"
     out: dict = {
-        "rows": rows(pos),
+        "rows": board_rows(doc["moves"], doc["width"], doc["height"]),
         "status": status_,
         "human": human,
         "to_move": color_to_move(doc),
@@ -211,7 +223,7 @@ def bridge_state(doc: dict, human: str, public_url: str, token: str | None = Non
     if doc["resigned"]:
         out["resigned"] = True
     if doc["hints_on"] and status_ == "human_to_move":
-        out["hints"] = hints_json(pos)
+        out["hints"] = hints_json(position(doc))
     out["game"] = doc["id"]
     if token:
         out["token"] = token
