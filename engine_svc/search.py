@@ -91,14 +91,14 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     ST_LINES = ST_FIXED + W          # st[ST_LINES + l]: state of line l
 
     @kernel(tag)
-    def leaf(cur, mask, ply, alpha, beta, ls):
+    def leaf(cur, mask, ply, alpha, beta, ls, mw):
         """Value of a depth-0 node: the exact tactics of every node (win now,
-        lost to two threats or to no safe move), else the evaluation."""
+        lost to two threats or to no safe move), else the evaluation.
+        ``mw`` are the side to move's winning cells (known from the parent)."""
         if ply == CELLS:
             return int64(0)
         possible = (mask + BOTTOM) & BOARD
         opp = cur ^ mask
-        mw = win_cells(cur, mask)
         if mw & possible:
             return int64(MATE + CELLS - ply)
         ow = win_cells(opp, mask)
@@ -126,24 +126,25 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         return -(ls + threat_term(ow, mw))
 
     @kernel(tag)
-    def negamax(cur, mask, ply, depth, alpha, beta, ls, st, tt, tshift, gen):
+    def negamax(cur, mask, ply, depth, alpha, beta, ls, mw, st, tt, tshift, gen):
         """Value of the position (``cur`` = side to move's stones) within (alpha, beta), fail-soft.
 
         ``ls`` is the line score (first player's view) kept incrementally.
         ``st`` holds the node count, the stop flag, the column heights and
         the line states (see ``ST_*``); ``tt`` the table, key and data of a
         slot side by side so one probe touches one cache line. Few array
-        arguments matter: numba passes each array as seven machine words."""
+        arguments matter: numba passes each array as seven machine words.
+        ``mw`` are the side to move's winning cells: the parent computed them
+        as its opponent's, and a move only removes its own cell from them."""
         st[ST_NODES] += 1
         if (uint64(st[ST_NODES]) & MASK_CHECK) == 0 and st[ST_STOP]:
             return int64(0)
         if depth <= 0:
-            return leaf(cur, mask, ply, alpha, beta, ls)
+            return leaf(cur, mask, ply, alpha, beta, ls, mw)
         if ply == CELLS:
             return int64(0)  # full board: draw
         possible = (mask + BOTTOM) & BOARD   # the landing cell of every open column
         opp = cur ^ mask
-        mw = win_cells(cur, mask)
         if mw & possible:
             return int64(MATE + CELLS - ply)  # win with stone ply+1
         ow = win_cells(opp, mask)
@@ -218,7 +219,7 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                 # (nothing to undo). A leaf's value does not depend on the
                 # window beyond its clamps, so PVS has nothing to re-search.
                 st[ST_NODES] += 1
-                v = -leaf(opp, mask | b, ply + 1, -beta, -alpha, ls + line_delta(st, ST_LINES, cell, side))
+                v = -leaf(opp, mask | b, ply + 1, -beta, -alpha, ls + line_delta(st, ST_LINES, cell, side), ow & ~b)
                 if v > best:
                     best = v
                     bestmove = c
@@ -230,14 +231,14 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
             st[ST_HEIGHTS + c] += 1
             nls = ls + play_lines(st, ST_LINES, cell, side)
             if first:
-                v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls,
+                v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls, ow & ~b,
                              st, tt, tshift, gen)
             else:
                 # PVS: prove the move is no better than alpha with a null window.
-                v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls,
+                v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls, ow & ~b,
                              st, tt, tshift, gen)
                 if alpha < v < beta:
-                    v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls,
+                    v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls, ow & ~b,
                                  st, tt, tshift, gen)
             undo_lines(st, ST_LINES, cell, side)
             st[ST_HEIGHTS + c] -= 1
@@ -268,6 +269,7 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
             for c in range(W):
                 if mw & possible & COLMASK[c]:
                     return int64(MATE + CELLS - ply), c
+        ow = win_cells(opp, mask)
         side = ply & 1
         key = cur + mask + BOTTOM
         slot = tt_slot(key, tshift) * uint64(2)
@@ -296,13 +298,13 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
             st[ST_HEIGHTS + c] += 1
             nls = ls + play_lines(st, ST_LINES, cell, side)
             if first:
-                v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls,
+                v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls, ow & ~b,
                              st, tt, tshift, gen)
             else:
-                v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls,
+                v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls, ow & ~b,
                              st, tt, tshift, gen)
                 if alpha < v < beta:
-                    v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls,
+                    v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls, ow & ~b,
                                  st, tt, tshift, gen)
             undo_lines(st, ST_LINES, cell, side)
             st[ST_HEIGHTS + c] -= 1
