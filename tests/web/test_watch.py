@@ -38,7 +38,8 @@ def test_watcher_sees_a_bridge_game_live(page, stack):
         mover.start()
         wait_ply(page, 5, timeout=15000)
         try:  # a picture of the thinking, when the engine thinks long enough to take one
-            page.wait_for_function("document.querySelector('#detail').textContent.includes('nodes')", timeout=3000)
+            page.wait_for_function("document.querySelector('#status').textContent.includes('thinking')"
+                                   " && document.querySelector('#detail').textContent.includes('depth')", timeout=3000)
             shot(page, "watch_thinking")
         except Exception:
             pass
@@ -46,6 +47,13 @@ def test_watcher_sees_a_bridge_game_live(page, stack):
         assert done.get("history") and len(done["history"]) == 6, done
         wait_ply(page, 6)
         assert sorted(discs(page)) == expected_discs(done["history"])
+        # the eval bar: the engine (yellow) scored its move; red's side is the opposite
+        score = -done["last_search"]["score"]
+        if abs(score) < 100000:
+            sign = "+" if score > 0 else "\u2212" if score < 0 else ""
+            assert page.inner_text("#eval-text") == f"{sign}{abs(score)}"
+            red_share = page.evaluate("parseFloat(document.querySelector('.eval-red').style.height)")
+            assert (red_share > 50) == (score > 0) or score == 0
         seen = page.evaluate("window.seen")
         thinking = [s for s in seen if "thinking" in s]
         assert thinking, seen

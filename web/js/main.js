@@ -100,6 +100,7 @@ async function loadVersion() {
 // ---- which game ----------------------------------------------------------------
 function follow(id, token, seat) {
   if (app.live) app.live.close();
+  detailNote = "";
   analyser.stop();
   Object.assign(app, { id, token, seat, st: null, progress: null, viewPly: null, pending: null, solutionData: null, verdicts: false, analysisNote: "" });
   const saved = store.get(id);
@@ -567,37 +568,48 @@ function renderStatus() {
   detail.innerHTML = d;
 }
 
-/** Eval bar: red's share; middle = balanced, full = proven win. */
+/** Eval bar, from red's side (red fills from the bottom): the middle is
+ * balanced, a heuristic score never fills it, a proven win does. The number
+ * under it is the score from red's side; "#R"/"#Y" = a proven win, "=" a proven draw. */
 function renderEval() {
   const st = app.st;
   const bar = $("evalbar");
-  let v = 0, text = "0";
-  // a heuristic score never fills the bar; a proven one (beyond MATE) does
-  const squash = (s) => (Math.abs(s) > MATE ? Math.sign(s) : Math.tanh(s / 150) * 0.9);
+  const squash = (s) => Math.tanh(s / 150) * 0.9;
   const p = app.progress;
   const programColour = ["red", "yellow"].find((c) => st.seats[c]?.kind === "opponent");
+  let red = null; // score from red's side
+  let proven = null; // "red" | "yellow" | "draw"
   if (p && st.status === "thinking") {
-    const sign = COLOUR[st.to_move] === 0 ? 1 : -1;
-    v = sign * (p.proven ? Math.sign(p.score) : squash(p.score));
-    text = engineScore(p.score);
+    red = (st.to_move === "red" ? 1 : -1) * p.score;
+    if (Math.abs(p.score) > MATE || (p.proven && p.score === 0)) proven = red > 0 ? "red" : red < 0 ? "yellow" : "draw";
   } else if (st.last_search) {
     const ls = st.last_search;
     const mover = programColour || (st.last_move ? st.last_move.color : "red");
     const sign = mover === "red" ? 1 : -1;
-    if (ls.proven && ls.outcome === "win") { v = sign; text = "win"; }
-    else if (ls.proven && ls.outcome === "loss") { v = -sign; text = "loss"; }
-    else if (ls.proven && ls.outcome === "draw") { v = 0; text = "draw"; }
-    else { v = sign * squash(ls.score); text = engineScore(ls.score); }
+    red = sign * ls.score;
+    const other = mover === "red" ? "yellow" : "red";
+    if (ls.proven && ls.outcome === "win") proven = mover;
+    else if (ls.proven && ls.outcome === "loss") proven = other;
+    else if (ls.proven && ls.outcome === "draw") proven = "draw";
+    else if (Math.abs(ls.score) > MATE) proven = red > 0 ? "red" : "yellow";
   }
-  if (st.status === "over") {
-    const w = st.result?.winner;
-    v = w === "red" ? 1 : w === "yellow" ? -1 : 0;
+  if (st.status === "over") proven = st.result?.winner || "draw";
+  let v = 0, text = "0", title = "balanced";
+  if (proven) {
+    v = proven === "red" ? 1 : proven === "yellow" ? -1 : 0;
+    text = proven === "draw" ? "=" : `#${proven === "red" ? "R" : "Y"}`;
+    title = proven === "draw" ? "a proven draw" : `a proven win for ${proven}`;
+  } else if (red !== null) {
+    v = squash(red);
+    text = signed(red);
+    title = `score ${signed(red)} from red's side`;
   }
   // only a program's search has a score to show
   bar.parentElement.style.visibility = programColour ? "visible" : "hidden";
   bar.querySelector(".eval-red").style.height = `${50 + 50 * v}%`;
   bar.setAttribute("aria-valuenow", Math.round(v * 100));
-  bar.title = `Engine evaluation (${text}); red's side at the bottom, full = proven win`;
+  bar.setAttribute("aria-valuetext", title);
+  bar.parentElement.title = `Engine evaluation: ${title}. Red fills from the bottom, the middle is balanced, full = proven win.`;
   $("eval-text").textContent = text;
 }
 
