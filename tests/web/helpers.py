@@ -11,12 +11,12 @@ from tests.conftest import REPO
 ARTIFACTS = REPO / "artifacts" / "web"
 
 
-def shot(page, name: str) -> Path:
+def shot(page, name: str, still: bool = True) -> Path:
     """Keep a screenshot as a test artifact."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
-    # a still picture: let falling discs land first
-    page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')")
+    if still:  # let falling discs land first
+        page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')")
     page.screenshot(path=str(path), full_page=True)
     return path
 

@@ -40,7 +40,7 @@ def test_watcher_sees_a_bridge_game_live(page, stack):
         try:  # a picture of the thinking, when the engine thinks long enough to take one
             page.wait_for_function("document.querySelector('#status').textContent.includes('thinking')"
                                    " && document.querySelector('#detail').textContent.includes('depth')", timeout=3000)
-            shot(page, "watch_thinking")
+            shot(page, "watch_thinking", still=False)
         except Exception:
             pass
         mover.join(30)
