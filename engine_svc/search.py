@@ -173,28 +173,32 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         key = cur + mask + BOTTOM  # Pons' key: unique per position
         slot = tt_slot(key, tshift) * uint64(2)
         ttmove = -1
-        if tt[slot] == key:
-            d = tt[slot + uint64(1)]
-            if (d >> uint64(56)) == uint64(gen):
-                ts = tt_score(d)
-                tdepth = int64((d >> uint64(32)) & uint64(0xFF))
-                tb = int64((d >> uint64(40)) & uint64(3))
-                tm = int64((d >> uint64(48)) & uint64(0xFF))
-                if tm != NO_MOVE:
-                    ttmove = tm
-                if tdepth >= depth:
-                    if tb == EXACT:
+        # The table is used from depth 2 up: one level above the leaves a probe
+        # (a cache miss in a 64 MB table) costs more than the cutoffs it finds,
+        # and those nodes are about a third of the tree.
+        if depth >= 2:
+            if tt[slot] == key:
+                d = tt[slot + uint64(1)]
+                if (d >> uint64(56)) == uint64(gen):
+                    ts = tt_score(d)
+                    tdepth = int64((d >> uint64(32)) & uint64(0xFF))
+                    tb = int64((d >> uint64(40)) & uint64(3))
+                    tm = int64((d >> uint64(48)) & uint64(0xFF))
+                    if tm != NO_MOVE:
+                        ttmove = tm
+                    if tdepth >= depth:
+                        if tb == EXACT:
+                            return ts
+                        if tb == LOWER and ts >= beta:
+                            return ts
+                        if tb == UPPER and ts <= alpha:
+                            return ts
+                    # A proven win found at any depth is a true lower bound, a proven
+                    # loss a true upper bound, whatever depth they came from.
+                    elif ts > MATE and tb != UPPER and ts >= beta:
                         return ts
-                    if tb == LOWER and ts >= beta:
+                    elif ts < -MATE and tb != LOWER and ts <= alpha:
                         return ts
-                    if tb == UPPER and ts <= alpha:
-                        return ts
-                # A proven win found at any depth is a true lower bound, a proven
-                # loss a true upper bound, whatever depth they came from.
-                elif ts > MATE and tb != UPPER and ts >= beta:
-                    return ts
-                elif ts < -MATE and tb != LOWER and ts <= alpha:
-                    return ts
 
         alpha0 = alpha
         best = -int64(INF)
@@ -252,9 +256,10 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                     alpha = v
                     if alpha >= beta:
                         break
-        bound = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
-        tt[slot] = key
-        tt[slot + uint64(1)] = tt_pack(best, depth, bound, bestmove, gen)
+        if depth >= 2:
+            bound = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
+            tt[slot] = key
+            tt[slot + uint64(1)] = tt_pack(best, depth, bound, bestmove, gen)
         return best
 
     @kernel(tag)
