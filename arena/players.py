@@ -85,22 +85,33 @@ def _field(result, name, default=None):
     return getattr(result, name, default)
 
 
+def move_seed(seed: int, ply: int) -> int:
+    """The seed of one move: a player answers the same in a position of a game
+    whether it runs in-process or behind the engine service, which makes a
+    fresh player for every request."""
+    return (seed * 1_000_003 + ply) % (1 << 63)
+
+
 class LadderPlayer(ArenaPlayer):
-    """A player of the engine's ladder, in-process."""
+    """A player of the engine's ladder, in-process; a fresh player a move, seeded by :func:`move_seed`."""
 
     def __init__(self, spec: str, geometry: Geometry = STANDARD, seed: int = 0, budget_ms: int | None = None,
                  books=None, engine=None):
         from engine_svc.players import InvalidSpec, make_player
 
+        self._make = lambda s: make_player(spec, geometry=geometry, seed=s, books=books, engine=engine)
         try:
-            self._player = make_player(spec, geometry=geometry, seed=seed, books=books, engine=engine)
+            self._player = self._make(move_seed(seed, 0))
         except InvalidSpec as exc:
             raise PlayerError(str(exc)) from None
         self.spec = spec
+        self.seed = seed
         self.budget_ms = budget_ms
 
     def choose(self, pos: Position) -> MoveInfo:
         t0 = time.perf_counter()
+        if pos.ply:
+            self._player = self._make(move_seed(self.seed, pos.ply))
         r = self._player.choose(pos, budget_ms=self.budget_ms)
         wall = (time.perf_counter() - t0) * 1000
         outcome = _field(r, "outcome", "")
@@ -198,9 +209,7 @@ class GrpcLadderPlayer(ArenaPlayer):
         from c4proto.connect4.v1 import engine_pb2
 
         req = engine_pb2.MoveRequest(position=_proto_position(pos), player=self.spec,
-                                     budget_ms=self.budget_ms or 0, seed=self.seed)
-        # Each move gets its own seed so a random player does not repeat itself.
-        self.seed = (self.seed * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+                                     budget_ms=self.budget_ms or 0, seed=move_seed(self.seed, pos.ply))
         t0 = time.perf_counter()
         try:
             r = self._stub.Move(req, timeout=self.timeout_s)

@@ -35,6 +35,14 @@ def solver_service(tmp_path_factory):
     proc.wait(30)
 
 
+@pytest.fixture(scope="module")
+def engine_service(tmp_path_factory):
+    proc, port = _start("engine_svc", "C4_ENGINE_", tmp_path_factory.mktemp("svc"))
+    yield f"127.0.0.1:{port}"
+    proc.terminate()
+    proc.wait(30)
+
+
 def _c4(*args, timeout=600):
     return subprocess.run([sys.executable, "-m", "c4.main", *args], capture_output=True, text=True, timeout=timeout,
                           cwd=REPO)
@@ -66,3 +74,27 @@ def test_unreachable_service_is_a_clear_error(tmp_path):
               "--deadline-ms", "2000", timeout=120)
     assert out.returncode == 1
     assert "solver service: UNAVAILABLE" in out.stdout or "DEADLINE" in out.stdout
+
+
+def test_arena_through_both_services_plays_the_same_games(engine_service, solver_service, tmp_path):
+    """Untimed deterministic players make the same moves through the engine service as in-process."""
+    common = ["arena", "greedy", "minimax:4", "gated", "--games", "4", "--opening-plies", "4", "--seed", "2",
+              "--engine-books", "none"]
+    a = _c4(*common, "--out", str(tmp_path / "a"))
+    b = _c4(*common, "--out", str(tmp_path / "b"), "--via-grpc", f"{engine_service},{solver_service}")
+    assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stderr
+    ga, gb = (json.loads((tmp_path / n / "games.json").read_text()) for n in ("a", "b"))
+    assert gb["config"]["via_grpc"] == {"engine": engine_service, "solver": solver_service}
+    assert [(g["first"], g["moves"]) for g in ga["games"]] == [(g["first"], g["moves"]) for g in gb["games"]]
+    # node counts travel through the contract too
+    mm = next(p for p in gb["summary"]["players"] if p["player"] == "minimax:4")
+    assert mm["total"]["mean_nodes"] > 0
+
+
+def test_bad_spec_through_the_engine_service_is_a_forfeit_with_the_reason(engine_service, tmp_path):
+    out = _c4("arena", "greedy", "minimax:99", "--games", "2", "--via-grpc", f"{engine_service},",
+              "--out", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    doc = json.loads((tmp_path / "games.json").read_text())
+    assert len(doc["summary"]["forfeits"]) == 2
+    assert all("INVALID_ARGUMENT" in f for f in doc["summary"]["forfeits"])
