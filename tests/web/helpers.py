@@ -78,17 +78,17 @@ def my_turn(page, timeout: float = 30000) -> None:
 
 
 def seat_position(stack, context, moves: list[int], *, opponent: str = "human", width: int = 7,
-                  height: int = 6, k: int = 4, think_ms: int = 200) -> dict:
+                  height: int = 6, k: int = 4, think_ms: int = 200, you: str = "red") -> dict:
     """A game at a known position: created and replayed through the REST API,
     its player token handed to the browser the way the page stores its own."""
     with stack.http() as http:
         reply = http.post("/api/v1/games", json={"width": width, "height": height, "k": k, "opponent": opponent,
-                                                 "think_ms": think_ms, "you": "red"})
+                                                 "think_ms": think_ms, "you": you})
         assert reply.status_code == 201, reply.text
         created = reply.json()
         gid, token = created["state"]["id"], created["token"]
         if moves:
-            r = http.post(f"/api/v1/games/{gid}/replay", json={"moves": moves},
+            r = http.post(f"/api/v1/games/{gid}/replay", json={"moves": moves, "engine_starts": you == "yellow"},
                           headers={"X-Player-Token": token})
             assert r.status_code == 200, r.text
     stored = {gid: {"token": token, "seat": created["seat"], "invite": created.get("invite"),

@@ -175,3 +175,30 @@ def test_refused_moves_say_why_and_keep_the_game(page, stack):
     assert game_state(page)["moves"] == [4, 4, 4, 4, 4, 4]
     assert sorted(discs(page)) == expected_discs([4, 4, 4, 4, 4, 4])
     shot(page, "refused_move")
+
+
+PONS = [int(c) for c in "7422341735647741166133573473242566"]  # red to move wins (Pons' test set)
+
+
+def test_engine_sees_a_forced_win(page, stack):
+    seat_position(stack, page.context, PONS, opponent="engine:500", think_ms=500)
+    page.goto("/")
+    my_turn(page)
+    page.click("#board .hit[data-col='1']")  # throws the win away
+    wait_ply(page, len(PONS) + 2)
+    wait_status(page, "to_move")
+    page.wait_for_function("document.querySelector('#status').textContent.includes('Engine sees a forced win!')")
+    assert page.inner_text("#eval-text") == "#Y"  # a proven win for yellow fills the bar
+    assert page.evaluate("parseFloat(document.querySelector('.eval-red').style.height)") == 0
+    shot(page, "forced_win")
+
+
+def test_engine_resigns_when_it_proves_its_loss(page, stack):
+    # red (the engine) is to move and lost: after Pons' position, red's blunder and yellow's best reply
+    seat_position(stack, page.context, PONS + [1, 1], opponent="engine:500", think_ms=500, you="yellow")
+    page.goto("/")
+    wait_status(page, "over")
+    status = page.inner_text("#status")
+    assert "You win!" in status and "resign" in status
+    assert page.inner_text("#eval-text") == "#Y"
+    shot(page, "resigns")

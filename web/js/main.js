@@ -522,6 +522,7 @@ function renderStatus() {
   if (!st) return;
   const status = $("status"), detail = $("detail");
   let html = "";
+  let resignedNow = false;
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
   if (st.status === "over") {
     const r = st.result || {};
@@ -531,6 +532,7 @@ function renderStatus() {
       const who = seatName(r.winner, { subject: true });
       html = `${chip(r.winner)} ${who === "You" ? "You win!" : `${esc(who)} wins.`}`;
       if (r.reason === "resigned" || st.resigned) html += ` ${esc(seatName(loser, { subject: true }))} resigned: it proved its own loss.`;
+      resignedNow = r.reason === "resigned" || st.resigned;
     }
   } else if (st.status === "thinking" || app.pending !== null) {
     const who = app.pending !== null ? (st.to_move === "red" ? "yellow" : "red") : st.to_move;
@@ -541,6 +543,7 @@ function renderStatus() {
     html = st.to_move === app.seat ? `${chip(st.to_move)} Your turn.` : `${chip(st.to_move)} ${esc(seatName(st.to_move, { subject: true }))} to move.`;
   }
   let msg = st.message || "";
+  if (resignedNow && /resign/i.test(msg)) msg = msg.replace(/^.*?resigns?:?\s*/i, "").replace(/^./, (c) => c.toUpperCase());
   const ls = st.last_search;
   if (!msg && ls && ls.proven && ls.outcome === "win") msg = "Engine sees a forced win!";
   if (msg) html += ` <strong class="message">${esc(msg)}</strong>`;
@@ -551,7 +554,8 @@ function renderStatus() {
   if (p && st.status === "thinking") {
     d = `depth ${p.depth} · ${count(p.nodes)} nodes · score ${engineScore(p.score)}${p.best_column ? ` · best ${p.best_column}` : ""} · ${millis(p.elapsed_ms)}${p.proven ? " · proven" : ""}`;
   } else if (ls) {
-    const parts = [`${esc(ls.player || "engine")} played ${ls.col}`];
+    const resigned = st.status === "over" && (st.resigned || st.result?.reason === "resigned");
+    const parts = [resigned ? `${esc(ls.player || "engine")} resigned instead of ${ls.col}` : `${esc(ls.player || "engine")} played ${ls.col}`];
     // players that do not search (random, greedy, ...) have no score to show
     const searched = ls.depth || ls.nodes || ls.proven || ls.book;
     if (searched) parts.push(`score ${engineScore(ls.score)}`);
