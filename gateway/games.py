@@ -482,7 +482,7 @@ class Games:
         if result.resign:
             message = message or f"{spec} resigns: it has proved its loss"
         elif result.proven and outcome == "win":
-            message = "Engine sees a forced win!"
+            message = "Engine sees a forced win!" + (f" ({message})" if message else "")
         search = {"col": result.column, "score": result.score, "depth": result.depth, "nodes": result.nodes,
                   "millis": int(result.elapsed_ms), "book": result.book, "proven": result.proven,
                   "outcome": outcome, "plies_to_end": result.plies_to_end, "player": result.player or spec,

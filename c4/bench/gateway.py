@@ -91,7 +91,8 @@ async def _rest_worker(client, opponent: str, stop_at: float, stats: Stats, seed
         state = new
 
 
-async def _bridge_worker(host: str, port: int, stop_at: float, stats: Stats, seed: int, measure_from: float):
+async def _bridge_worker(host: str, port: int, opponent: str, stop_at: float, stats: Stats, seed: int,
+                         measure_from: float):
     rng = random.Random(seed)
     reader, writer = await asyncio.open_connection(host, port)
 
@@ -100,10 +101,10 @@ async def _bridge_worker(host: str, port: int, stop_at: float, stats: Stats, see
         await writer.drain()
         return json.loads(await reader.readline())
 
-    state = await ask({"cmd": "new", "engine_starts": False})
+    state = await ask({"cmd": "new", "engine_starts": False, "opponent": opponent})
     while time.monotonic() < stop_at:
         if isinstance(state.get("status"), dict) or state.get("status") == "draw" or "error" in state:
-            state = await ask({"cmd": "new", "engine_starts": False})
+            state = await ask({"cmd": "new", "engine_starts": False, "opponent": opponent})
             continue
         col = _legal(state["rows"], rng)
         t0 = time.perf_counter()
@@ -111,7 +112,7 @@ async def _bridge_worker(host: str, port: int, stop_at: float, stats: Stats, see
         dt = (time.perf_counter() - t0) * 1000
         if "error" in new:
             stats.errors += 1
-            state = await ask({"cmd": "new", "engine_starts": False})
+            state = await ask({"cmd": "new", "engine_starts": False, "opponent": opponent})
             continue
         if time.monotonic() >= measure_from:
             stats.lat_ms.append(dt)
@@ -140,7 +141,7 @@ async def _run_bridge(args) -> dict:
     warm = 1.0
     start = time.monotonic()
     stop_at = start + warm + args.seconds
-    await asyncio.gather(*(_bridge_worker(host, int(port), stop_at, stats, 1000 + i, start + warm)
+    await asyncio.gather(*(_bridge_worker(host, int(port), args.opponent, stop_at, stats, 1000 + i, start + warm)
                            for i in range(args.games)))
     return stats.summary(time.monotonic() - start - warm)
 

@@ -82,7 +82,7 @@ class Service(Proc):
     def addr(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 240) -> "Service":
+    def start(self, timeout: float = 420) -> "Service":
         super().start()
         wait_serving(self.addr, timeout, self.proc)
         return self

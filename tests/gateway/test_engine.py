@@ -272,3 +272,19 @@ def test_two_gateways_play_each_turn_once(redis_server, engine_service, solver_s
     finally:
         a.stop()
         b.stop()
+
+
+def test_perfect_falls_back_to_the_engine_when_it_cannot_prove(api):
+    # A young position and 60 ms: the solver proves it only from a book; otherwise the
+    # engine's move is played for that turn and marked so.
+    gid, token, _ = create(api, opponent="perfect", think_ms=60)
+    r = move(api, gid, token, 1)
+    assert r.status_code == 200, r.text
+    state = r.json()
+    assert state["ply"] == 2
+    ls = state["last_search"]
+    if ls["source"] == "solver":
+        assert ls["proven"] is True and ls["book"] is True
+    else:
+        assert ls["source"] == "engine_fallback"
+        assert "perfect could not prove" in ls["message"] and state["message"] == ls["message"]
