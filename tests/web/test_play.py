@@ -202,3 +202,45 @@ def test_engine_resigns_when_it_proves_its_loss(page, stack):
     assert "You win!" in status and "resign" in status
     assert page.inner_text("#eval-text") == "#Y"
     shot(page, "resigns")
+
+
+def test_board_size_and_line_length(page):
+    open_new_game(page, opponent="random", youStart=True, think=0.05)
+    my_turn(page)
+    # too big for a 64-bit board: refused with a reason, the game stays
+    page.fill("#width", "10")
+    page.fill("#height", "7")
+    page.click("#new-game")
+    page.wait_for_function("document.querySelector('#alert').textContent.includes('too big')")
+    page.fill("#width", "8")  # 8 × (7 + 1) = 64 bits: the largest with 7 rows
+    page.fill("#k", "5")
+    page.click("#new-game")
+    page.wait_for_function("document.querySelector('#seats').textContent.includes('8 × 7, line 5')")
+    assert page.locator("#board .hit").count() == 8
+    assert page.get_attribute("#board", "viewBox").split()[3] == str(70 + 7 * 100 + 34)
+    st = game_state(page)
+    assert (st["width"], st["height"], st["k"]) == (8, 7, 5)
+    my_turn(page)
+    page.keyboard.press("8")
+    wait_ply(page, 2)
+    assert (8, 1, 0) in discs(page)
+    shot(page, "board_8x7_line5")
+
+
+def test_perfect_opponent_and_about_box(page, stack):
+    seat_position(stack, page.context, PONS, opponent="perfect", think_ms=2000)
+    page.goto("/")
+    my_turn(page)
+    page.keyboard.press("2")  # keeps the win
+    wait_ply(page, len(PONS) + 2)
+    page.wait_for_function("document.querySelector('#detail').textContent.includes('perfect played')")
+    # the About box: version and keys
+    page.keyboard.press("?")
+    page.wait_for_selector("#about[open]")
+    assert page.inner_text("#version").startswith("0.")
+    keys = page.inner_text("#keys")
+    for key in ("N", "S", "U", "H", "X", "M", "Home"):
+        assert key in keys
+    shot(page, "about")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#about:not([open])", state="attached")

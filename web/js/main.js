@@ -608,8 +608,10 @@ function renderEval() {
     text = signed(red);
     title = `score ${signed(red)} from red's side`;
   }
-  // only a program's search has a score to show
-  bar.parentElement.style.visibility = programColour ? "visible" : "hidden";
+  // only a program that searches has a score to show (random, greedy, ... do not)
+  const ls = st.last_search;
+  const searches = p || (ls && (ls.depth || ls.nodes || ls.proven || ls.book));
+  bar.parentElement.style.visibility = programColour && searches ? "visible" : "hidden";
   bar.querySelector(".eval-red").style.height = `${50 + 50 * v}%`;
   bar.setAttribute("aria-valuenow", Math.round(v * 100));
   bar.setAttribute("aria-valuetext", title);
