@@ -262,10 +262,12 @@ class EnginePlayer(Player):
     def choose(self, pos, budget_ms=None, on_progress=None, use_book: bool = True, cancel=None):
         _check(pos, self.geometry)
         if use_book and self.books is not None:
+            start = time.perf_counter()
             hit = self.books.lookup(pos)
             if hit is not None:
                 r = book_result(pos, hit[0], hit[1])
                 r.player = self.spec
+                r.elapsed_ms = (time.perf_counter() - start) * 1000.0
                 return r
         budget = budget_ms if budget_ms else self.budget_ms
         r = self.engine.search(pos, budget_ms=budget, on_progress=on_progress, cancel=cancel)

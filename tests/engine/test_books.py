@@ -1,0 +1,42 @@
+"""BookSet: missing files, later books win, reload on change, mirrored lookups."""
+
+import os
+
+from connect4 import Position
+from connect4.book import format_move_entry
+from engine_svc.books import BookSet
+from engine_svc.players import make_player
+
+
+def _write(path, lines):
+    path.write_text("".join(line + "\n" for line in lines))
+
+
+def test_bookset_reload_override_and_mirror(tmp_path):
+    a, b, missing = tmp_path / "a.txt", tmp_path / "b.txt", tmp_path / "nope.txt"
+    p = Position.parse("44")
+    q = Position.parse("3")
+    _write(a, ["# opening book", format_move_entry(p.key(), 2, 1), "zz not a line", format_move_entry(q.key(), 4, -1)])
+    books = BookSet([a, missing, b])
+    entry, name = books.lookup(p)
+    assert (entry.column, entry.score, name) == (2, 1, "a.txt")
+    assert books.lookup(Position.parse("5"))[0].column == 2  # the mirror of "3": column e -> c
+    assert books.lookup(Position.parse("1")) is None
+    _write(b, [format_move_entry(p.key(), 3, 0)])  # a later book overrides
+    assert books.lookup(p)[0].column == 3
+    with open(a, "a") as f:  # appended while in use: seen at the next lookup
+        f.write(format_move_entry(Position.parse("1").key(), 3, 0) + "\n")
+    os.utime(a, (os.stat(a).st_atime, os.stat(a).st_mtime + 5))
+    assert books.lookup(Position.parse("1"))[0].column == 3
+    b.unlink()
+    assert books.lookup(p)[0].column == 2
+
+
+def test_engine_player_answers_from_the_book(tmp_path):
+    book = tmp_path / "book.txt"
+    p = Position.parse("4")
+    _write(book, [format_move_entry(p.key(), 3, 2)])
+    player = make_player("engine:100", books=BookSet([book]))
+    r = player.choose(p)
+    assert r.book and r.column == 3 and r.outcome == "win" and r.pv == [3]
+    assert not player.choose(p, use_book=False).book
