@@ -1,0 +1,25 @@
+"""`c4 match` and `c4 bench engine` through the real command line entry point."""
+
+import json
+
+from c4.main import main
+
+
+def test_c4_match_json(capsys):
+    assert main(["match", "minimax:2", "random", "--games", "4", "--opening-plies", "2", "--seed", "1",
+                 "--json", "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["games"] == 4 and out["wins_a"] + out["wins_b"] + out["draws"] == 4
+    assert out["a"] == "minimax:2" and out["opening_plies"] == 2
+
+
+def test_c4_match_rejects_a_bad_spec(capsys):
+    assert main(["match", "minimax:0", "random"]) == 2
+    assert "1..12" in capsys.readouterr().err
+
+
+def test_c4_bench_engine_json(capsys):
+    assert main(["bench", "engine", "--positions", "3", "--depth", "6", "--tt-mb", "8", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["positions"] == 3 and out["nodes"] > 0 and out["nodes_per_s"] > 0
+    assert out["depth_500ms"] >= 1 and out["depth_2000ms"] >= out["depth_500ms"] - 1
