@@ -178,7 +178,10 @@ function applyState(st) {
   const prev = app.st;
   if (prev && st.version < prev.version) return; // stale (a reply overtaken by the WebSocket)
   app.st = st;
-  if (prev && prev.version !== st.version) app.pending = null;
+  if (prev && prev.version !== st.version) {
+    app.pending = null;
+    clearAlert(["error"]); // a refusal is about the position that just changed
+  }
   if (!prev) app.pending = null;
   if (st.status !== "thinking" || (app.progress && app.progress.version !== st.version)) app.progress = null;
   if (app.recovering && alertKind() === "down") clearAlert();
