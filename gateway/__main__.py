@@ -10,12 +10,24 @@ from .app import create_app
 from .settings import GatewaySettings
 
 
+def app_from_env():
+    """The app factory each worker process calls (``C4_GATEWAY_WORKERS`` > 1)."""
+    settings = GatewaySettings()
+    configure_logging("gateway", settings.log_level)
+    return create_app(settings)
+
+
 def main() -> None:
     settings = GatewaySettings()
     configure_logging("gateway", settings.log_level)
-    app = create_app(settings)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, access_log=False,
-                lifespan="on", ws_ping_interval=20)
+    common = dict(host=settings.host, port=settings.port, log_config=None, access_log=False, lifespan="on",
+                  ws_ping_interval=20)
+    if settings.workers > 1:
+        # Several processes share the HTTP port (uvicorn) and the bridge port (SO_REUSEPORT);
+        # all state is in Redis, so any of them serves any game.
+        uvicorn.run("gateway.__main__:app_from_env", factory=True, workers=settings.workers, **common)
+    else:
+        uvicorn.run(create_app(settings), **common)
 
 
 if __name__ == "__main__":

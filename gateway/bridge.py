@@ -167,7 +167,7 @@ class Bridge:
 
     async def start(self) -> None:
         self.server = await asyncio.start_server(self._serve, self.settings.bridge_host, self.settings.bridge_port,
-                                                 limit=MAX_LINE)
+                                                 limit=MAX_LINE, reuse_port=self.settings.workers > 1)
         log.info("bridge listening", extra={"address": f"{self.settings.bridge_host}:{self.settings.bridge_port}"})
 
     async def stop(self) -> None:

@@ -27,4 +27,5 @@ class GatewaySettings(BaseSettings):
     rpc_timeout_s: float = 10.0  # deadline of quick RPCs; a think gets think time + this
     rpc_retries: int = 4  # attempts on UNAVAILABLE (gRPC retry policy)
     sweep_interval_s: float = 1.0  # how often orphaned opponent turns are looked for
+    workers: int = 1  # HTTP + bridge processes sharing the ports (all state is in Redis)
     log_level: str = "INFO"
