@@ -1,0 +1,37 @@
+"""Bookgen settings: environment variables, defaults usable on a laptop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+BOOK_DIR = Path(__file__).resolve().parent.parent
+
+
+class BookgenSettings(BaseSettings):
+    """``REDIS_URL`` is shared by every process; the rest is ``C4_BOOKGEN_*``."""
+
+    model_config = SettingsConfigDict(env_prefix="C4_BOOKGEN_", extra="ignore")
+
+    redis_url: str = Field("redis://127.0.0.1:6379/0", validation_alias="REDIS_URL")
+    # Seconds the broker waits for an ack before handing a task to another
+    # worker when the worker holding it vanished with its connection (machine
+    # lost). Must exceed the longest task; a task whose pool process dies
+    # under a living worker is requeued at once (task_reject_on_worker_lost).
+    visibility_timeout: int = 4 * 3600
+    queue: str = "c4.bookgen"
+    learn_queue: str = "c4.learn"
+    tt_log2: int = 23  # solver table per worker process: 2**23 entries of 8 bytes
+    corrective_book: Path = BOOK_DIR / "7x6-corrective.txt"
+    opening_book: Path = BOOK_DIR / "7x6-opening.txt"
+    engine_depths: str = "12,13"
+    # Boards whose solver kernels a worker compiles before it takes tasks.
+    # One worker process should serve one board size: the solver's kernels
+    # of two sizes in one process currently interfere (see docs/bookgen.md).
+    warm: str = "7x6"
+
+
+def settings() -> BookgenSettings:
+    return BookgenSettings()

@@ -1,0 +1,211 @@
+"""The coordinator of ``c4 bookgen opening``.
+
+The tree: from the start position (the empty board by default) the side to
+move there (the *book side*) plays the solver's best move and every reply of
+the other side is expanded, down to ``plies`` plies below the start. A
+position and its mirror image, and every transposition, are one node: nodes
+are kept in the orientation with the smaller key, so the book does not
+depend on the order in which results arrive.
+
+The coordinator sends one ``bookgen.best`` task per node that the store does
+not know yet, polls the store for results, expands a node as soon as its
+best move is known, and writes the book sorted by key when the tree is done.
+Results live in Redis (and in an append-only journal next to the book), so a
+rerun after an interruption skips everything already solved. A task that
+got lost (its worker vanished with its connection) is sent again after
+``resend_after_s``; tasks are idempotent, so a duplicate changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from connect4 import Geometry, Position
+from connect4.book import BookWriter, MoveBook, format_move_entry
+from connect4.notation import format_moves
+
+from .progress import Progress
+from .store import ResultStore
+
+Submit = Callable[[Position], None]
+
+
+def canonical_position(pos: Position) -> Position:
+    """``pos`` or its mirror image, whichever has the smaller key."""
+    if pos.mirror_key() < pos.key():
+        w = pos.geometry.width
+        return Position.from_moves([w - 1 - c for c in pos.moves], pos.geometry)
+    return pos
+
+
+@dataclass
+class OpeningResult:
+    entries: dict[int, tuple[int, int]]  # canonical key -> (0-based column, score)
+    solved_now: int  # nodes whose task ran in this run
+    elapsed_s: float
+    sent: int = 0
+    resent: int = 0
+    by_ply: dict[int, int] = field(default_factory=dict)
+
+
+class OpeningCoordinator:
+    def __init__(
+        self,
+        geometry: Geometry,
+        store: ResultStore,
+        submit: Submit,
+        *,
+        plies: int,
+        start: Position | None = None,
+        journal: str | os.PathLike | None = None,
+        progress: Progress | None = None,
+        poll_s: float = 0.25,
+        resend_after_s: float = 4 * 3600,
+        on_poll: Callable[[], None] | None = None,
+    ):
+        self.g = geometry
+        self.store = store
+        self.submit = submit
+        self.plies = plies
+        self.start = canonical_position(start if start is not None else Position(geometry))
+        self.limit = self.start.ply + plies  # book nodes have fewer stones than this
+        self.journal_path = Path(journal) if journal else None
+        self.progress = progress
+        self.poll_s = poll_s
+        self.resend_after_s = resend_after_s
+        self.on_poll = on_poll
+
+    # -- journal ----------------------------------------------------------------------
+    def _load_journal(self) -> int:
+        """Put the journal's entries (from an interrupted run) into the store."""
+        if not self.journal_path or not self.journal_path.exists():
+            return 0
+        book = MoveBook.load(self.journal_path, self.g)
+        pipe = self.store.r.pipeline()
+        for key, e in book.entries.items():
+            pipe.hset(self.store.k_best, f"{key:x}", f"{e.column + 1} {e.score}")
+            pipe.hset(self.store.k_score, f"{key:x}", e.score)
+        pipe.execute()
+        return len(book)
+
+    # -- the run ----------------------------------------------------------------------
+    def run(self) -> OpeningResult:
+        t0 = time.monotonic()
+        self._load_journal()
+        journal = BookWriter(self.journal_path) if self.journal_path else None
+        seen: set[int] = set()
+        frontier: deque[Position] = deque()
+        pending: dict[int, tuple[Position, float]] = {}
+        entries: dict[int, tuple[int, int]] = {}
+        solved_now = sent = resent = 0
+
+        def discover(pos: Position) -> None:
+            if pos.is_over or pos.ply >= self.limit:
+                return
+            pos = canonical_position(pos)
+            key = pos.key()
+            if key not in seen:
+                seen.add(key)
+                frontier.append(pos)
+
+        def complete(pos: Position, col: int, score: int) -> None:
+            entries[pos.key()] = (col, score)
+            if pos.ply + 2 >= self.limit:
+                return
+            child = pos.played(col)
+            if child.is_over:
+                return
+            for r in child.legal_moves():
+                discover(child.played(r))
+
+        discover(self.start)
+        try:
+            while frontier or pending:
+                # new nodes: known ones complete at once, the rest go to the workers
+                while frontier:
+                    batch = [frontier.popleft() for _ in range(min(len(frontier), 500))]
+                    for pos, found in zip(batch, self.store.bests([p.key() for p in batch])):
+                        if found is not None:
+                            complete(pos, *found)
+                        else:
+                            self.submit(pos)
+                            sent += 1
+                            pending[pos.key()] = (pos, time.monotonic())
+                if not pending:
+                    continue
+                time.sleep(self.poll_s)
+                if self.on_poll:
+                    self.on_poll()
+                keys = list(pending)
+                for key, found in zip(keys, self.store.bests(keys)):
+                    if found is None:
+                        continue
+                    pos, _ = pending.pop(key)
+                    solved_now += 1
+                    if journal:
+                        journal.move(key, found[0], found[1])
+                    complete(pos, *found)
+                now = time.monotonic()
+                for key, (pos, at) in list(pending.items()):
+                    if now - at > self.resend_after_s:
+                        self.submit(pos)
+                        resent += 1
+                        pending[key] = (pos, now)
+                if self.progress:
+                    self.progress.update(len(entries), len(seen), f"queued {len(pending)}")
+        finally:
+            if journal:
+                journal.close()
+        if self.progress:
+            self.progress.finish(len(entries), len(seen), f"solved now {solved_now}")
+        by_ply: dict[int, int] = {}
+        for key in entries:
+            n = _stones(key, self.g)
+            by_ply[n] = by_ply.get(n, 0) + 1
+        return OpeningResult(entries, solved_now, time.monotonic() - t0, sent, resent, dict(sorted(by_ply.items())))
+
+
+def _stones(key: int, g: Geometry) -> int:
+    """Stones of the position with this key: the bits below each column's marker."""
+    n = 0
+    for c in range(g.width):
+        column = (key >> (c * g.h1)) & ((1 << g.h1) - 1)
+        n += column.bit_length() - 1
+    return n
+
+
+def book_header(g: Geometry, start: Position, plies: int, n: int, notes: list[str] | None = None) -> str:
+    """The deterministic header of an opening book (no times, no machine)."""
+    where = "the empty board" if not start.moves else f"the position {format_moves(start.moves, g)}"
+    side = "first" if start.ply % 2 == 0 else "second"
+    lines = [
+        f"Connect Four opening book, {g.name} (Connect4-rs format: <key hex> <best column 1-{g.width}> <score>).",
+        "Keys are Pascal Pons' keys; scores are Pons' (positive: the side to move wins, sooner is larger).",
+        f"Tree: from {where}, the {side} player plays the solver's best move (highest score, centre first",
+        "on ties) and every reply of the other player is expanded; a position and its mirror image are",
+        f"stored once (the smaller key). Positions with {start.ply} to {start.ply + plies - 1} stones: {n} entries.",
+        f"Made by: c4 bookgen opening --size {g.name} --plies {plies}"
+        + (f" --start {format_moves(start.moves, g)}" if start.moves else "")
+        + " (numba exact solver, solver_svc.solver; every entry solved, none assumed).",
+    ]
+    lines += notes or []
+    return "\n".join(lines)
+
+
+def write_book(path: str | os.PathLike, entries: dict[int, tuple[int, int]], header: str) -> None:
+    """Sorted by key, header first; written to a temporary file then renamed,
+    so readers (the engine reloads on mtime) never see half a book."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        for line in header.splitlines():
+            f.write(f"# {line}".rstrip() + "\n")
+        for key in sorted(entries):
+            col, score = entries[key]
+            f.write(format_move_entry(key, col, score) + "\n")
+    os.replace(tmp, path)

@@ -1,0 +1,135 @@
+"""Start bookgen worker processes on this machine, and a Redis if asked.
+
+A worker is a ``celery worker`` process with a prefork pool of one child:
+the parent holds the broker connection, the child runs the tasks (the numba
+solver). When the child dies mid-task (SIGKILL, out of memory) the parent
+requeues the task at once (``task_reject_on_worker_lost``) and starts a new
+child. ``c4 bookgen worker`` runs the same command in the foreground.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .config import settings
+
+REPO = Path(__file__).resolve().parent.parent.parent
+
+
+def worker_argv(name: str, concurrency: int = 1, loglevel: str = "WARNING", queues: str | None = None) -> list[str]:
+    cfg = settings()
+    return [
+        "worker",
+        "--pool", "prefork",
+        "--concurrency", str(concurrency),
+        "--queues", queues or f"{cfg.queue},{cfg.learn_queue}",
+        "--hostname", name,
+        "--loglevel", loglevel,
+        "--without-gossip", "--without-mingle",
+        "--prefetch-multiplier", "1",
+    ]
+
+
+def worker_command(name: str, concurrency: int = 1, loglevel: str = "WARNING") -> list[str]:
+    return [sys.executable, "-m", "celery", "--app", "books.bookgen.app:app", *worker_argv(name, concurrency, loglevel)]
+
+
+class LocalWorkers:
+    """K worker processes against ``redis_url``; stopped with :meth:`stop`."""
+
+    def __init__(self, count: int, redis_url: str, log_dir: str | os.PathLike | None = None,
+                 loglevel: str = "WARNING", extra_env: dict[str, str] | None = None):
+        self.count = count
+        self.redis_url = redis_url
+        self.log_dir = Path(log_dir) if log_dir else Path(tempfile.mkdtemp(prefix="c4-bookgen-"))
+        self.loglevel = loglevel
+        self.extra_env = extra_env or {}
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self) -> "LocalWorkers":
+        env = dict(os.environ, REDIS_URL=self.redis_url, **self.extra_env)
+        env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        for i in range(self.count):
+            name = f"bookgen{i + 1}-{os.getpid()}@{socket.gethostname()}"
+            log = open(self.log_dir / f"worker{i + 1}.log", "ab")
+            self.procs.append(subprocess.Popen(worker_command(name, 1, self.loglevel), env=env, cwd=REPO,
+                                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+            log.close()
+        return self
+
+    def check(self) -> None:
+        """Raise when a worker process exited (so the coordinator does not wait forever)."""
+        for i, p in enumerate(self.procs):
+            if p.poll() is not None:
+                raise RuntimeError(f"local worker {i + 1} exited with {p.returncode}; see {self.log_dir}/worker{i + 1}.log")
+
+    def stop(self, timeout: float = 20.0) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)  # warm shutdown: the idle worker leaves at once
+        deadline = time.monotonic() + timeout
+        for p in self.procs:
+            try:
+                p.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait(5)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LocalRedis:
+    """A redis-server on a free port with its data in ``workdir`` (append-only
+    file on, so a rerun in the same folder finds the results again)."""
+
+    def __init__(self, workdir: str | os.PathLike, port: int | None = None):
+        self.workdir = Path(workdir)
+        self.port = port or _free_port()
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 20.0) -> "LocalRedis":
+        binary = shutil.which("redis-server")
+        if not binary:
+            raise RuntimeError("redis-server is not installed (apt-get install redis-server), or set REDIS_URL")
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.workdir),
+             "--appendonly", "yes", "--save", "", "--protected-mode", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"redis-server did not start on port {self.port}")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)

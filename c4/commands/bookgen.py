@@ -1,0 +1,157 @@
+"""``c4 bookgen``: opening books on Celery workers, the corrective book.
+
+    c4 bookgen opening --size 7x6 --plies N [--local-workers K] [--out FILE]
+    c4 bookgen worker [--concurrency N]
+    c4 bookgen corrective --stones N --depths 12,13 [--out FILE]
+
+See docs/bookgen.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("bookgen", help="generate opening and corrective books (Celery workers on Redis)")
+    inner = parser.add_subparsers(dest="bookgen", metavar="KIND", required=True)
+
+    op = inner.add_parser("opening", help="the first player's opening book, solved on workers")
+    op.add_argument("--size", default="7x6", help="board, e.g. 7x6 or 6x5 (default 7x6)")
+    op.add_argument("--k", type=int, default=4, help="line length (default 4)")
+    op.add_argument("--plies", type=int, required=True,
+                    help="depth of the tree below the start: 12 = six moves of the side to move")
+    op.add_argument("--start", default="", help="moves to the start position (default: the empty board)")
+    op.add_argument("--local-workers", type=int, default=0, metavar="K",
+                    help="start K worker processes here (0: use workers started elsewhere)")
+    op.add_argument("--out", help="book file (default books/<size>-opening.txt)")
+    op.add_argument("--redis-url", help="default: $REDIS_URL or redis://127.0.0.1:6379/0")
+    op.add_argument("--start-redis", metavar="DIR",
+                    help="start a private redis-server with its data in DIR (reruns reuse it)")
+    op.add_argument("--fresh", action="store_true", help="forget stored results of this board first")
+    op.add_argument("--note", action="append", default=[], help="an extra header line (repeatable)")
+    op.add_argument("--resend-after", type=float, default=None, metavar="S",
+                    help="send a task again when no result came after S seconds (default: the visibility timeout)")
+    op.add_argument("--worker-logs", help="folder for local worker logs (default: a temporary folder)")
+    op.set_defaults(run=run_opening)
+
+    wk = inner.add_parser("worker", help="run a bookgen worker in the foreground (REDIS_URL)")
+    wk.add_argument("--concurrency", type=int, default=1, help="pool processes (default 1; one per core)")
+    wk.add_argument("--loglevel", default="INFO")
+    wk.add_argument("--name", default=None, help="worker name (default bookgen-<pid>@<host>)")
+    wk.set_defaults(run=run_worker)
+
+    co = inner.add_parser("corrective", help="audit the engine's early moves against the solver")
+    co.add_argument("--stones", type=int, required=True, help="audit positions with up to N stones")
+    co.add_argument("--depths", default="12,13", help="fixed engine search depths to audit (default 12,13)")
+    co.add_argument("--size", default="7x6")
+    co.add_argument("--out", help="book file (default books/<size>-corrective.txt)")
+    co.add_argument("--books", nargs="*", default=None,
+                    help="move books whose exact scores are reused (default: the opening book of the size)")
+    co.add_argument("--note", action="append", default=[], help="an extra header line (repeatable)")
+    co.set_defaults(run=run_corrective)
+
+
+def _redis_url(args) -> str:
+    from books.bookgen.config import settings
+
+    return args.redis_url or settings().redis_url
+
+
+def _ping(url: str) -> None:
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=3).ping()
+    except redis.exceptions.RedisError as exc:
+        raise SystemExit(f"c4 bookgen: cannot reach Redis at {url} ({exc}); start redis-server, "
+                         "set REDIS_URL, or pass --start-redis DIR") from None
+
+
+def _terminate_cleanly() -> None:
+    """SIGTERM ends the command through its ``finally`` blocks (workers stopped)."""
+    import signal
+
+    def handler(signum, frame):
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def run_opening(args) -> int:
+    _terminate_cleanly()
+    from connect4 import Geometry, Position
+    from connect4.errors import Connect4Error
+    from books.bookgen.app import make_app
+    from books.bookgen.config import BOOK_DIR, settings
+    from books.bookgen.opening import OpeningCoordinator, book_header, write_book
+    from books.bookgen.progress import Progress
+    from books.bookgen.store import ResultStore
+    from books.bookgen.workers import LocalRedis, LocalWorkers
+
+    try:
+        g = Geometry.parse(args.size, args.k)
+        start = Position.parse(args.start, g) if args.start else Position(g)
+    except Connect4Error as exc:
+        print(f"c4 bookgen: {exc}", file=sys.stderr)
+        return 2
+    if args.plies < 1:
+        print("c4 bookgen: --plies must be at least 1", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else BOOK_DIR / f"{g.name}-opening.txt"
+    redis_proc = LocalRedis(args.start_redis).start() if args.start_redis else None
+    url = redis_proc.url if redis_proc else _redis_url(args)
+    workers = None
+    try:
+        _ping(url)
+        store = ResultStore.from_url(url, g)
+        if args.fresh:
+            store.clear()
+            Path(str(out) + ".journal").unlink(missing_ok=True)
+        app = make_app(url)
+        queue = settings().queue
+
+        def submit(pos):
+            app.send_task("bookgen.best", args=[g.name, [c + 1 for c in pos.moves]], queue=queue)
+
+        if args.local_workers > 0:
+            workers = LocalWorkers(args.local_workers, url, log_dir=args.worker_logs).start()
+            print(f"c4 bookgen: {args.local_workers} local worker(s), logs in {workers.log_dir}", file=sys.stderr)
+        coord = OpeningCoordinator(
+            g, store, submit, plies=args.plies, start=start, journal=str(out) + ".journal",
+            progress=Progress("positions"),
+            resend_after_s=args.resend_after if args.resend_after else settings().visibility_timeout + 60,
+            on_poll=workers.check if workers else None,
+        )
+        result = coord.run()
+        write_book(out, result.entries, book_header(g, coord.start, args.plies, len(result.entries), args.note))
+        Path(str(out) + ".journal").unlink(missing_ok=True)
+        per_ply = ", ".join(f"{p} stones: {n}" for p, n in result.by_ply.items())
+        print(f"c4 bookgen: wrote {out}: {len(result.entries)} positions ({per_ply}); solved in this run "
+              f"{result.solved_now}, {result.elapsed_s:.1f} s", file=sys.stderr)
+        return 0
+    finally:
+        if workers:
+            workers.stop()
+        if redis_proc:
+            redis_proc.stop()
+
+
+def run_worker(args) -> int:
+    import os
+    import socket
+
+    from books.bookgen.app import app
+    from books.bookgen.workers import worker_argv
+
+    name = args.name or f"bookgen-{os.getpid()}@{socket.gethostname()}"
+    app.worker_main(worker_argv(name, args.concurrency, args.loglevel))
+    return 0
+
+
+def run_corrective(args) -> int:
+    from books.bookgen.corrective import main as corrective_main
+
+    return corrective_main(args)
