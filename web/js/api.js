@@ -48,6 +48,7 @@ export const api = {
   move: (id, token, column, version) =>
     call("POST", `games/${encodeURIComponent(id)}/moves`, { token, body: { column, version, wait: false }, query: { wait: "false" } }),
   undo: (id, token) => call("POST", `games/${encodeURIComponent(id)}/undo`, { token, body: {} }),
+  settings: (id, token, body) => call("POST", `games/${encodeURIComponent(id)}/settings`, { token, body }),
   hints: (id, token, on) => call("POST", `games/${encodeURIComponent(id)}/hints`, { token, body: { on } }),
   replay: (id, token, moves) =>
     call("POST", `games/${encodeURIComponent(id)}/replay`, { token, body: { moves, wait: false }, query: { wait: "false" } }),

@@ -431,14 +431,29 @@ async function share() {
 
 function settingChanged(name) {
   if (name === "think") {
-    if (app.st && app.seat && app.st.think_ms !== settings.thinkMs && app.st.status !== "over")
-      setDetailNote(`Think time ${settings.thinkMs / 1000} s applies from the next game (N).`);
+    if (app.st && app.seat && app.st.think_ms !== settings.thinkMs && app.st.status !== "over") changeThinkTime(settings.thinkMs);
     return;
   }
   const st = app.st;
   const fresh = !st || !app.seat || st.status === "over" || st.ply === 0 || (st.ply === 1 && st.seats[NAME[0]].kind === "opponent");
   if (fresh) newGame();
   else setDetailNote("The new settings apply from the next game: press N (or S to swap who starts).");
+}
+
+/** The think time of the running game (POST /games/{id}/settings, docs/api.md
+ * request 4); a gateway without that route applies it from the next game. */
+let thinkTimer = null;
+function changeThinkTime(ms) {
+  clearTimeout(thinkTimer); // + pressed three times: one request
+  thinkTimer = setTimeout(async () => {
+    try {
+      applyState(stateOf(await api.settings(app.id, app.token, { think_ms: ms })));
+      setDetailNote(`Think time ${seconds(ms / 1000)} from the next move on.`);
+    } catch (err) {
+      if (err.code === "not_found" || err.code === "method_not_allowed") setDetailNote(`Think time ${seconds(ms / 1000)} applies from the next game (N).`);
+      else handleError(err);
+    }
+  }, 300);
 }
 
 const keyActions = {
