@@ -721,4 +721,13 @@ function render(animate) {
   renderShare();
 }
 
+// Without the WebSocket (reconnecting, or a proxy that drops it) the page
+// still follows the game: while someone else is to move it asks for the state.
+setInterval(async () => {
+  const st = app.st;
+  if (!st || !app.live || app.live.isOpen || st.status === "over" || app.recovering) return;
+  if (st.status === "to_move" && st.to_move === app.seat) return;
+  try { applyState(await api.get(app.id, app.token)); } catch { /* recover() reports outages */ }
+}, 2000);
+
 boot();
