@@ -60,3 +60,15 @@ def test_engine_down_then_back(page, own_stack):
     wait_status(page, "to_move")
     page.wait_for_selector("#alert", state="hidden", timeout=30000)
     my_turn(page)
+
+
+def test_without_websocket_the_page_still_follows(page):
+    # a proxy that refuses WebSockets: every attempt is closed at once
+    page.route_web_socket("**/ws", lambda ws: ws.close())
+    open_new_game(page, opponent="random", youStart=True, think=0.05)
+    my_turn(page, timeout=10000)
+    conn_state(page, "reconnecting")
+    page.keyboard.press("4")
+    wait_ply(page, 2, timeout=15000)  # the reply arrives by asking for the state
+    my_turn(page, timeout=10000)
+    assert len(discs(page)) == 2
