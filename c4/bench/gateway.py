@@ -34,7 +34,7 @@ def register(sub) -> None:
                        description=__doc__)
     p.add_argument("--url", default="http://127.0.0.1:8000", help="gateway HTTP address")
     p.add_argument("--bridge", default="127.0.0.1:4444", help="gateway bridge address")
-    p.add_argument("--games", type=int, default=8, help="games played at once (default %(default)s)")
+    p.add_argument("--games", type=int, default=2, help="games played at once (default %(default)s)")
     p.add_argument("--seconds", type=float, default=10.0, help="measured time per run (default %(default)s)")
     p.add_argument("--opponent", default="random", help="opponent spec (default %(default)s)")
     p.add_argument("--only", choices=("rest", "bridge"), help="run one of the two")
@@ -66,29 +66,72 @@ class Stats:
                 "requests": len(lat), "moves": self.moves, "errors": self.errors, "seconds": round(seconds, 2)}
 
 
-async def _rest_worker(client, opponent: str, stop_at: float, stats: Stats, seed: int, measure_from: float):
+class HttpConn:
+    """A minimal keep-alive HTTP/1.1 JSON client: the benchmark measures the
+    gateway, not a client library (httpx costs about as much CPU per request as
+    the gateway on this machine)."""
+
+    def __init__(self, host: str, port: int):
+        self.host, self.port = host, port
+        self.reader = self.writer = None
+
+    async def open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+
+    async def request(self, method: str, path: str, body: dict | None = None,
+                      headers: dict | None = None) -> tuple[int, dict]:
+        data = json.dumps(body).encode() if body is not None else b""
+        head = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}", f"Content-Length: {len(data)}"]
+        if body is not None:
+            head.append("Content-Type: application/json")
+        for k, v in (headers or {}).items():
+            head.append(f"{k}: {v}")
+        self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + data)
+        status_line = await self.reader.readline()
+        status = int(status_line.split()[1])
+        length = 0
+        while True:
+            line = await self.reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            name, _, value = line.decode("latin-1").partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        payload = await self.reader.readexactly(length)
+        return status, json.loads(payload) if payload else {}
+
+    def close(self) -> None:
+        if self.writer:
+            self.writer.close()
+
+
+async def _rest_worker(url: str, opponent: str, stop_at: float, stats: Stats, seed: int, measure_from: float):
     rng = random.Random(seed)
+    host_port = url.split("://", 1)[1].rstrip("/")
+    host, port = host_port.rsplit(":", 1)
+    conn = HttpConn(host, int(port))
+    await conn.open()
     state = None
-    while time.monotonic() < stop_at:
-        if state is None or state["status"] == "over":
-            r = await client.post("/api/v1/games", json={"opponent": opponent})
-            created = r.json()
-            state, token = created["state"], created["token"]
-            headers = {"X-Player-Token": token}
-            gid = state["id"]
-        col = _legal(state["rows"], rng)
-        t0 = time.perf_counter()
-        r = await client.post(f"/api/v1/games/{gid}/moves", json={"column": col}, headers=headers)
-        dt = (time.perf_counter() - t0) * 1000
-        if r.status_code != 200:
-            stats.errors += 1
-            state = None
-            continue
-        new = r.json()
-        if time.monotonic() >= measure_from:
-            stats.lat_ms.append(dt)
-            stats.moves += new["ply"] - state["ply"]
-        state = new
+    try:
+        while time.monotonic() < stop_at:
+            if state is None or state["status"] == "over":
+                _, created = await conn.request("POST", "/api/v1/games", {"opponent": opponent})
+                state, headers = created["state"], {"X-Player-Token": created["token"]}
+                path = f"/api/v1/games/{state['id']}/moves"
+            col = _legal(state["rows"], rng)
+            t0 = time.perf_counter()
+            status, new = await conn.request("POST", path, {"column": col}, headers)
+            dt = (time.perf_counter() - t0) * 1000
+            if status != 200:
+                stats.errors += 1
+                state = None
+                continue
+            if time.monotonic() >= measure_from:
+                stats.lat_ms.append(dt)
+                stats.moves += new["ply"] - state["ply"]
+            state = new
+    finally:
+        conn.close()
 
 
 async def _bridge_worker(host: str, port: int, opponent: str, stop_at: float, stats: Stats, seed: int,
@@ -122,17 +165,13 @@ async def _bridge_worker(host: str, port: int, opponent: str, stop_at: float, st
 
 
 async def _run_rest(args) -> dict:
-    import httpx
-
     stats = Stats()
-    limits = httpx.Limits(max_connections=args.games * 2, max_keepalive_connections=args.games * 2)
-    async with httpx.AsyncClient(base_url=args.url, timeout=30, limits=limits) as client:
-        warm = 1.0
-        start = time.monotonic()
-        stop_at = start + warm + args.seconds
-        await asyncio.gather(*(_rest_worker(client, args.opponent, stop_at, stats, i, start + warm)
-                               for i in range(args.games)))
-        return stats.summary(time.monotonic() - start - warm)
+    warm = 1.0
+    start = time.monotonic()
+    stop_at = start + warm + args.seconds
+    await asyncio.gather(*(_rest_worker(args.url, args.opponent, stop_at, stats, i, start + warm)
+                           for i in range(args.games)))
+    return stats.summary(time.monotonic() - start - warm)
 
 
 async def _run_bridge(args) -> dict:
