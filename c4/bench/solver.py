@@ -1,0 +1,140 @@
+"""``c4 bench solver``: the exact solver on one of Pascal Pons' test sets.
+
+Solves the first N lines (``moves score``) with a fresh table per position
+and prints the number correct, mean microseconds and nodes per position and
+nodes per second. Compile and warm-up time is excluded and reported apart.
+
+A backend is anything with ``warm() -> seconds``, ``solve(moves, weak) ->
+(score, nodes)`` and ``close()``; :func:`make_backend` picks it from the
+arguments, so other backends (a remote service) slot in beside the local one.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+WARM_UP = "52753311433677442422121"  # a Test_L2_R1 line: a few hundred nodes
+PONS_SETS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "pons-testsets"
+
+
+def register(sub) -> None:
+    p = sub.add_parser("solver", help="exact solver on a Pons test set", description=__doc__)
+    p.add_argument("--set", required=True, help="test set file, or a name like Test_L1_R1")
+    p.add_argument("--n", type=int, default=0, help="first N lines (default all)")
+    p.add_argument("--weak", action="store_true", help="win/draw/loss only")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--tt-log2", type=int, default=None, help="table of 2**N entries (default 23)")
+    p.set_defaults(run=run)
+
+
+class LocalBackend:
+    """The numba solver in this process, its table reset before each position."""
+
+    name = "local"
+
+    def __init__(self, args):
+        from connect4 import STANDARD
+        from solver_svc.solver import Solver
+
+        self.solver = Solver(STANDARD, tt_log2=args.tt_log2)
+
+    def warm(self) -> float:
+        from connect4 import Position
+
+        t0 = time.perf_counter()
+        self.solver.solve(Position.parse(WARM_UP))  # loads (or compiles) every kernel
+        self.solver.reset()
+        return time.perf_counter() - t0
+
+    def solve(self, moves: str, weak: bool) -> tuple[int, int]:
+        from connect4 import Position
+
+        pos = Position.parse(moves)
+        self.solver.reset()
+        result = self.solver.solve(pos, weak=weak)
+        return result.score, result.nodes
+
+    def close(self) -> None:
+        pass
+
+
+def make_backend(args):
+    return LocalBackend(args)
+
+
+def resolve_set(name: str) -> Path:
+    path = Path(name)
+    if path.exists():
+        return path
+    if (PONS_SETS / name).exists():
+        return PONS_SETS / name
+    raise FileNotFoundError(f"no test set {name!r} (neither a file nor in {PONS_SETS})")
+
+
+def read_set(path: Path, n: int) -> list[tuple[str, int]]:
+    rows = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            moves, score = line.split()
+            rows.append((moves, int(score)))
+            if n and len(rows) >= n:
+                break
+    return rows
+
+
+def sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+def run(args) -> int:
+    try:
+        path = resolve_set(args.set)
+    except FileNotFoundError as exc:
+        print(f"c4 bench solver: {exc}", file=sys.stderr)
+        return 2
+    rows = read_set(path, args.n)
+    backend = make_backend(args)
+    try:
+        compile_s = backend.warm()
+        correct = 0
+        total_s = 0.0
+        total_nodes = 0
+        last_report = time.monotonic()
+        for i, (moves, expected) in enumerate(rows, start=1):
+            t0 = time.perf_counter()
+            score, nodes = backend.solve(moves, args.weak)
+            total_s += time.perf_counter() - t0
+            total_nodes += nodes
+            if score == (sign(expected) if args.weak else expected):
+                correct += 1
+            else:
+                print(f"wrong: {moves} gave {score}, expected {expected}", file=sys.stderr, flush=True)
+            if time.monotonic() - last_report > 5:
+                last_report = time.monotonic()
+                print(f"  {i}/{len(rows)} positions, {correct} correct, {total_s / i * 1e6:,.0f} us mean", file=sys.stderr, flush=True)
+    finally:
+        backend.close()
+    n = len(rows)
+    figures = {
+        "set": path.name,
+        "n": n,
+        "correct": correct,
+        "mean_us": total_s / n * 1e6 if n else 0.0,
+        "mean_nodes": total_nodes / n if n else 0.0,
+        "nodes_per_s": total_nodes / total_s if total_s else 0.0,
+        "compile_s": compile_s,
+    }
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        print(f"set          {figures['set']} ({'weak' if args.weak else 'strong'})")
+        print(f"positions    {n}")
+        print(f"correct      {correct}")
+        print(f"mean_us      {figures['mean_us']:,.1f}")
+        print(f"mean_nodes   {figures['mean_nodes']:,.1f}")
+        print(f"nodes_per_s  {figures['nodes_per_s']:,.0f}")
+        print(f"compile_s    {compile_s:.2f}")
+    return 0 if correct == n else 1

@@ -1,0 +1,45 @@
+"""``c4 values``: solve the empty board of each size (John Tromp's table).
+
+``+`` the first player wins, ``=`` draw, ``-`` the second player wins. Each
+row is printed when its size is solved, with the positions searched and time.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from connect4 import Geometry, Position
+from connect4.errors import Connect4Error
+
+
+def register(sub) -> None:
+    p = sub.add_parser("values", help="solve the empty board for board sizes (+ = -)", description=__doc__)
+    p.add_argument("sizes", nargs="+", help="board sizes like 4x4 5x4 7x6")
+    p.add_argument("--connect", type=int, default=4, metavar="K", help="line length that wins (default 4)")
+    p.add_argument("--strong", action="store_true", help="also the exact score (slower than win/draw/loss)")
+    p.add_argument("--tt-log2", type=int, default=None, help="table of 2**N entries (default 23)")
+    p.set_defaults(run=run)
+
+
+def symbol(score: int) -> str:
+    return "+" if score > 0 else "-" if score < 0 else "="
+
+
+def run(args) -> int:
+    from solver_svc.solver import Solver
+
+    try:
+        geometries = [Geometry.parse(size, args.connect) for size in args.sizes]
+    except Connect4Error as exc:
+        print(f"c4 values: {exc}", file=sys.stderr)
+        return 2
+    header = f"{'size':>6} {'K':>2} {'value':>5} {'score':>5} {'nodes':>14} {'seconds':>9}"
+    print(header, flush=True)
+    for g in geometries:
+        t0 = time.perf_counter()
+        result = Solver(g, tt_log2=args.tt_log2).solve(Position(g), weak=not args.strong)
+        seconds = time.perf_counter() - t0
+        score = str(result.score) if args.strong else ""
+        print(f"{g.width}x{g.height:<3} {g.k:>2} {symbol(result.score):>5} {score:>5} {result.nodes:>14,} {seconds:>9.2f}", flush=True)
+    return 0

@@ -1,0 +1,91 @@
+"""``c4 solve``, ``c4 analyze``, ``c4 values`` and ``c4 bench solver``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from c4.main import main
+
+
+def test_solve_arguments(capsys):
+    assert main(["solve", "52753311433677442422121", "2252576253462244111563365343671351441"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "52753311433677442422121 8",
+        "2252576253462244111563365343671351441 -1",
+    ]
+
+
+def test_solve_weak(capsys):
+    assert main(["solve", "-w", "52753311433677442422121", "2252576253462244111563365343671351441"]) == 0
+    assert capsys.readouterr().out.split() == ["52753311433677442422121", "1", "2252576253462244111563365343671351441", "-1"]
+
+
+def test_analyze_full_column_prints_minus_1000(capsys):
+    assert main(["solve", "-a", "4444441526"]) == 0
+    fields = capsys.readouterr().out.split()
+    assert fields[0] == "4444441526"
+    assert len(fields) == 8 and fields[4] == "-1000"
+    assert main(["analyze", "4444441526"]) == 0
+    assert capsys.readouterr().out.split() == fields
+
+
+def test_invalid_lines_on_stdin(monkeypatch, capsys):
+    import io
+
+    lines = "52753311433677442422121\n44444444\n1212121\n18\nxyz!\n2252576253462244111563365343671351441\n"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
+    assert main(["solve"]) == 0
+    out = capsys.readouterr()
+    assert out.out.split("\n") == [
+        "52753311433677442422121 8", "", "", "", "", "2252576253462244111563365343671351441 -1", "",
+    ]
+    err = out.err.splitlines()
+    assert err[0].startswith('Line 2: Invalid move 7 "44444444"')
+    assert err[1].startswith('Line 3: Invalid move 7 "1212121"')  # a winning move ends the game: invalid, as in c4solver
+    assert err[2].startswith('Line 4: Invalid move 2 "18"')
+    assert err[3].startswith('Line 5: Invalid move')
+    assert len(err) == 4
+
+
+def test_process_pipe_answers_line_by_line():
+    """Each answer is flushed at once: a client can wait for it before writing on."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "c4.main", "solve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, bufsize=1,
+    )
+    try:
+        proc.stdin.write("52753311433677442422121\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline() == "52753311433677442422121 8\n"
+        proc.stdin.write("9\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline() == "\n"
+        proc.stdin.write("2252576253462244111563365343671351441\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline() == "2252576253462244111563365343671351441 -1\n"
+    finally:
+        proc.stdin.close()
+        assert proc.wait(60) == 0
+    assert 'Line 2: Invalid move 1 "9"' in proc.stderr.read()
+
+
+def test_other_size(capsys):
+    assert main(["solve", "--size", "4x4", "--connect", "3", "1", "12"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ["1", "12"]
+
+
+def test_values(capsys):
+    assert main(["values", "4x4", "5x4", "6x4"]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [(r.split()[0], r.split()[2]) for r in rows] == [("4x4", "="), ("5x4", "="), ("6x4", "-")]
+
+
+def test_bench_json(capsys, pons_sets):
+    assert main(["bench", "solver", "--set", str(pons_sets / "Test_L2_R1"), "--n", "30", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert set(figures) == {"set", "n", "correct", "mean_us", "mean_nodes", "nodes_per_s", "compile_s"}
+    assert figures["set"] == "Test_L2_R1" and figures["n"] == 30 and figures["correct"] == 30
+    assert figures["mean_nodes"] > 0
