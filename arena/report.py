@@ -207,8 +207,8 @@ def plots(raw: dict, summary: dict, out: Path) -> list[Path]:
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(rows) + 1.5))
     y = np.arange(len(rows))
     scores = [r["score_a"] if r["score_a"] is not None else np.nan for r in rows]
-    lo = [s - r["score_a_95"][0] for s, r in zip(scores, rows)]
-    hi = [r["score_a_95"][1] - s for s, r in zip(scores, rows)]
+    lo = [max(0.0, s - r["score_a_95"][0]) for s, r in zip(scores, rows)]
+    hi = [max(0.0, r["score_a_95"][1] - s) for s, r in zip(scores, rows)]
     ax.errorbar(scores, y, xerr=[lo, hi], fmt="o", capsize=3)
     ax.axvline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_yticks(y, [f"{r['a']} vs {r['b']}" for r in rows])

@@ -38,7 +38,9 @@ def wilson(successes: float, n: int, z: float = Z95) -> Interval:
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = (z / denom) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return Interval(max(0.0, centre - half), min(1.0, centre + half))
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)  # exact ends, no rounding below 1
+    return Interval(low, high)
 
 
 def score(wins: int, draws: int, losses: int) -> float:

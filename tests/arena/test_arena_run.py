@@ -134,3 +134,18 @@ def test_bad_arena_arguments(args, message, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "c4.main", "arena", *args, "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and message in proc.stderr
+
+
+def test_plots_of_a_sweep_from_saved_games(tmp_path):
+    """Every pair swept (100 %, 0 %): intervals touch the ends and the plots still draw."""
+    from arena.report import write_all
+
+    raw = run_arena(ArenaConfig(["random", "greedy", "gated"], 8, 2, 3, engine_books="none"),
+                    progress_stream=open("/dev/null", "w"))
+    for g in raw["games"]:  # make every game a win of the later-listed player
+        later = "gated" if "gated" in (g["first"], g["second"]) else "greedy"
+        g["result"] = 1.0 if g["first"] == later else 0.0
+    s = write_all(raw, tmp_path)
+    assert all(r["score_a"] == 0.0 and r["score_a_95"][0] == 0.0 for r in s["pairs"] if r["a"] == "random")
+    for name in ("scores.png", "pairs.png", "elo.png"):
+        assert (tmp_path / name).read_bytes().startswith(PNG)

@@ -24,7 +24,9 @@ def test_wilson_zero_and_all_successes():
     assert iv.high == pytest.approx(0.27753, abs=1e-4)
     iv = wilson(10, 10)
     assert iv.low == pytest.approx(1 - 0.27753, abs=1e-4)
-    assert iv.high == pytest.approx(1.0)
+    assert iv.high == 1.0
+    for n in range(1, 200):  # a sweep's interval ends exactly at 1 (a plot's error bar must not go negative)
+        assert wilson(n, n).high == 1.0 and wilson(0, n).low == 0.0
 
 
 def test_wilson_half_point_counts_and_symmetry():
