@@ -93,11 +93,13 @@ export class BoardView {
     this.hover = col;
     if (this.handlers.onHover) this.handlers.onHover(col);
     this.drawGhost();
+    if (this.game) this.drawSolution();
   }
 
   setCursor(col) {
     this.cursor = col;
     this.drawGhost();
+    if (this.game) this.drawSolution();
   }
 
   makeDisc(player, col, row) {
@@ -219,8 +221,15 @@ export class BoardView {
     const layer = this.solutionLayer;
     layer.replaceChildren();
     const sol = this.view.solution;
-    if (!sol) return;
     const game = this.game;
+    if (!sol) {
+      // a first-move prompt in the strip the scores use otherwise
+      if (this.view.prompt && this.hover === null && this.cursor === null) {
+        const t = el("text", { class: "prompt", x: (game.width * CELL) / 2, y: TOP / 2 + 8 }, layer);
+        t.textContent = this.view.prompt;
+      }
+      return;
+    }
     if (sol.loading || sol.error) {
       const t = el("text", { class: "sol-loading", x: (game.width * CELL) / 2, y: TOP / 2 + 8 }, layer);
       // the whole message is in the status details; the board says it short

@@ -706,7 +706,9 @@ function render(animate) {
   const sol = app.solution && app.solutionData && app.solutionData.key === positionKey(st, game.ply) ? app.solutionData : null;
   let winLine = null;
   if (following && st.status === "over" && st.winning_cells && st.winning_cells.length) winLine = st.winning_cells;
-  board.render(game, { interactive: following && myTurn, hints, solution: sol, animate: animate && following, winLine });
+  const prompt = following && myTurn && game.ply < 2
+    ? (st.width >= 6 ? `your move: click a column or press 1–${Math.min(9, st.width)}` : "your move") : null;
+  board.render(game, { interactive: following && myTurn, hints, solution: sol, animate: animate && following, winLine, prompt });
   $("board").setAttribute("aria-label", `Connect Four board, ${st.width} × ${st.height}, ${game.ply} moves played`);
 
   $("hints").setAttribute("aria-pressed", String(!!hintsOn));
