@@ -54,6 +54,17 @@ def test_hint_rings_in_a_known_position(page, stack):
     shot(page, "hint_rings")
     page.keyboard.press("h")
     page.wait_for_function("document.querySelectorAll('#board .hint').length === 0")
+    # a watcher's H draws the same rings, computed in the page (web/js/game.js)
+    watcher = page.context.browser.new_page(base_url=stack.url)
+    try:
+        watcher.goto(page.url)
+        watcher.wait_for_function("document.body.dataset.version !== undefined")
+        assert watcher.inner_text("#mode") == "watching"
+        watcher.keyboard.press("h")
+        watcher.wait_for_selector("#board .hint")
+        assert rings(watcher) == want
+    finally:
+        watcher.close()
 
 
 def column_scores(page) -> dict[int, tuple[int, str, str]]:
@@ -71,6 +82,12 @@ def check_solution(page, solver, moves) -> None:
     page.wait_for_function("n => document.querySelectorAll('#board .solution .sol').length === n", arg=len(want))
     shown = column_scores(page)
     assert {c: v[0] for c, v in shown.items()} == want
+    # the page's "win n" / "loss n" agree with the gateway's own verdicts
+    gateway = page.evaluate("""async () => (await (await fetch('/api/v1/games/' +
+        new URLSearchParams(location.search).get('game') + '/analysis')).json()).columns""")
+    for col in gateway:
+        if col["score"] is not None:
+            assert shown[col["column"]][2] == col["verdict"].replace(" in ", " "), (col, shown[col["column"]])
     ply = len(moves)
     for c, (score, big, small) in shown.items():
         if score < 0:
