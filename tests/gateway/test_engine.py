@@ -288,3 +288,20 @@ def test_perfect_falls_back_to_the_engine_when_it_cannot_prove(api):
     else:
         assert ls["source"] == "engine_fallback"
         assert "perfect could not prove" in ls["message"] and state["message"] == ls["message"]
+
+
+def test_bench_gateway_prints_its_figures(gateway):
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    out = subprocess.run([sys.executable, "-m", "c4.main", "bench", "gateway", "--url", gateway.url,
+                          "--bridge", f"127.0.0.1:{gateway.bridge_port}", "--games", "2", "--seconds", "1",
+                          "--json"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    assert {"moves_per_s", "p50_ms", "p99_ms"} <= set(figures)
+    for run in ("rest", "bridge"):
+        assert figures[run]["errors"] == 0 and figures[run]["requests"] > 0
+        assert figures[run]["moves"] >= figures[run]["requests"]  # each request: our move and usually the answer
