@@ -278,6 +278,7 @@ function downMessage(message = "") {
 function showDown(message) {
   showAlert(downMessage(message), "down");
   $("alert").title = message || "";
+  renderStatus();
 }
 
 function handleError(err, what = "") {
@@ -554,7 +555,8 @@ function renderStatus() {
     }
   } else if (st.status === "thinking" || app.pending !== null) {
     const who = app.pending !== null ? (st.to_move === "red" ? "yellow" : "red") : st.to_move;
-    html = `${chip(who)} ${esc(seatName(who, { subject: true }))} ${app.pending !== null ? "to move…" : "is thinking…"}`;
+    const waiting = app.pending === null && alertKind() === "down";
+    html = `${chip(who)} ${esc(seatName(who, { subject: true }))} ${app.pending !== null ? "to move…" : waiting ? "moves when the service is back…" : "is thinking…"}`;
   } else if (st.status === "waiting_for_player") {
     html = `${chip(st.to_move)} Waiting for the invited player to join: send them the invite link.`;
   } else {
