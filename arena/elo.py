@@ -72,6 +72,25 @@ def fit_elo(
     max_iter: int = 200,
 ) -> list[Rating]:
     """Ratings for ``players`` (in that order), ``anchor`` fixed at 0 (default: the first)."""
+    return fit_elo_cov(players, results, anchor, prior_draws, max_iter)[0]
+
+
+def difference_se(cov: np.ndarray, i: int, j: int) -> float:
+    """Standard error (Elo) of rating i minus rating j from the fit's covariance."""
+    return math.sqrt(max(cov[i, i] + cov[j, j] - 2 * cov[i, j], 0.0))
+
+
+def fit_elo_cov(
+    players: list[str],
+    results: list[PairResult],
+    anchor: str | None = None,
+    prior_draws: float = 1.0,
+    max_iter: int = 200,
+) -> tuple[list[Rating], np.ndarray]:
+    """The ratings and their covariance matrix in Elo^2 (the anchor's row and column are 0).
+
+    A difference between two ratings is much better known than either rating
+    against a far-away anchor: use :func:`difference_se` for it."""
     if not players:
         return []
     anchor = players[0] if anchor is None else anchor
@@ -122,10 +141,12 @@ def fit_elo(
                 break
         _, info = _gradient_information(beta, n, s)
         cov = np.linalg.inv(info[np.ix_(free, free)])
-    se = np.zeros(m)
-    for k, i in enumerate(free):
-        se[i] = math.sqrt(max(cov[k, k], 0.0))
-    return [Rating(p, float(beta[i] * ELO_PER_NAT), float(se[i] * ELO_PER_NAT)) for i, p in enumerate(players)]
+    full = np.zeros((m, m))
+    if free:
+        full[np.ix_(free, free)] = cov * ELO_PER_NAT**2
+    se = np.sqrt(np.clip(np.diag(full), 0.0, None))
+    ratings = [Rating(p, float(beta[i] * ELO_PER_NAT), float(se[i])) for i, p in enumerate(players)]
+    return ratings, full
 
 
 def _expected(beta: np.ndarray) -> np.ndarray:

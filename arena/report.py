@@ -10,7 +10,7 @@ import json
 import math
 from pathlib import Path
 
-from .elo import EloError, PairResult, fit_elo
+from .elo import EloError, PairResult, difference_se, fit_elo_cov
 from .openings import pairs as all_pairs
 from .stats import Tally, elo_difference
 
@@ -60,13 +60,21 @@ def summarize(raw: dict, prior_draws: float = 1.0) -> dict:
         if total.games:
             results.append(PairResult(a, b, total.games, total.points))
     anchor = ANCHOR if ANCHOR in players else players[0]
+    steps = []
     try:
-        ratings = [r.to_json() for r in fit_elo(players, results, anchor=anchor, prior_draws=prior_draws)]
+        fitted, cov = fit_elo_cov(players, results, anchor=anchor, prior_draws=prior_draws)
+        ratings = [r.to_json() for r in fitted]
         elo_error = None
+        for i in range(1, len(players)):  # each player against the one listed before it
+            d = fitted[i].elo - fitted[i - 1].elo
+            se = difference_se(cov, i, i - 1)
+            steps.append({"player": players[i], "below": players[i - 1], "elo_diff": d, "se": se,
+                          "elo_diff_95": [d - 1.959963984540054 * se, d + 1.959963984540054 * se]})
     except EloError as exc:
         ratings, elo_error = [], str(exc)
     return {"pairs": pair_rows, "players": player_rows,
-            "elo": {"anchor": anchor, "prior_draws": prior_draws, "ratings": ratings, "error": elo_error},
+            "elo": {"anchor": anchor, "prior_draws": prior_draws, "ratings": ratings, "steps": steps,
+                    "error": elo_error},
             "forfeits": forfeits}
 
 
@@ -137,22 +145,25 @@ def markdown(raw: dict, summary: dict, command: str | None = None) -> str:
     players = cfg["players"]
     if not cfg.get("gauntlet") and len(players) > 2:
         lines += ["", "### Each player against the one listed before it", "",
-                  "| player | against | score (95 %) | Elo difference | at least 70 % |", "|---|---|---:|---:|:---:|"]
+                  "| player | against | score (95 %) | fitted Elo difference (95 %) | at least 70 % |",
+                  "|---|---|---:|---:|:---:|"]
         by_pair = {(r["a"], r["b"]): r for r in summary["pairs"]}
+        steps = {(st["player"], st["below"]): st for st in summary["elo"].get("steps", [])}
         for lower, upper in zip(players, players[1:]):
             r = by_pair[(lower, upper)]
             t = r[upper]["total"]
             if not t["games"]:
                 continue
-            d = r["elo_diff"]
-            d = "–" if d is None else (("+inf" if d == "-inf" else "-inf") if isinstance(d, str) else f"{-d:+.0f}")
+            st = steps.get((upper, lower))
+            d = "–" if st is None else f"{st['elo_diff']:+.0f} ({st['elo_diff_95'][0]:+.0f} … {st['elo_diff_95'][1]:+.0f})"
             ok = "yes" if t["score"] >= 0.7 else "no"
             lines.append(f"| {upper} | {lower} | {_pct(t['score'])} ({_ci(t['score_95'])}) | {d} | {ok} |")
     lines += ["", "Score counts a draw as half a win; \"first\" is the player making the first move after the "
                   "random opening. Intervals are 95 % Wilson intervals.",
               "", f"Elo: maximum-likelihood fit of all pairs' scores (draws count half), {summary['elo']['anchor']} "
                   f"fixed at 0, {summary['elo']['prior_draws']:g} virtual draw(s) per pair that played so sweeps stay "
-                  "finite; intervals ±1.96 standard errors from the observed information."]
+                  "finite; intervals ±1.96 standard errors from the observed information (a rating's interval is "
+                  "against the anchor; a difference between two ratings has its own, usually narrower, interval)."]
     if summary["elo"]["error"]:
         lines.append(f"Elo not fitted: {summary['elo']['error']}")
     if summary["forfeits"]:

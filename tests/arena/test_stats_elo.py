@@ -114,3 +114,15 @@ def test_disconnected_players_and_bad_input_are_errors():
         fit_elo(["a", "b"], [PairResult("a", "x", 10, 5)])
     with pytest.raises(EloError):
         fit_elo(["a", "b"], [PairResult("a", "b", 10, 11)])
+
+
+def test_difference_se_two_players_against_an_anchor_by_hand():
+    # a and b each play only the anchor, 20 games at 50 %: information 20 * 0.25 = 5 per nat^2 each,
+    # independent, so se(a - b) = sqrt(2 / 5) nats
+    from arena.elo import difference_se, fit_elo_cov
+
+    res = [PairResult("a", "x", 20, 10), PairResult("b", "x", 20, 10)]
+    ratings, cov = fit_elo_cov(["x", "a", "b"], res, anchor="x", prior_draws=0)
+    assert [r.elo for r in ratings] == pytest.approx([0, 0, 0], abs=1e-9)
+    assert difference_se(cov, 1, 2) == pytest.approx(ELO_PER_NAT * math.sqrt(2 / 5))
+    assert difference_se(cov, 1, 0) == pytest.approx(ratings[1].se)
