@@ -18,12 +18,24 @@ log = logging.getLogger(__name__)
 
 router = APIRouter(prefix="/api/v1")
 
+class ErrorDetail(BaseModel):
+    code: str = Field(..., description="bad_request, illegal_column, full_column, bad_token, unknown_game, "
+                                       "not_your_turn, game_over, conflict, service_unavailable, ...")
+    message: str = Field(..., description="what went wrong, for people")
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+    state: dict[str, Any] | None = Field(None, description="the game, unchanged, when the error is about one")
+
+
 ERRORS = {
-    400: {"description": "bad_request, illegal_column, full_column"},
-    403: {"description": "bad_token"},
-    404: {"description": "unknown_game"},
-    409: {"description": "not_your_turn, game_over, conflict"},
-    503: {"description": "service_unavailable (the game is kept)"},
+    400: {"model": ErrorBody, "description": "bad_request, illegal_column, full_column"},
+    403: {"model": ErrorBody, "description": "bad_token, analysis_disabled"},
+    404: {"model": ErrorBody, "description": "unknown_game"},
+    409: {"model": ErrorBody, "description": "not_your_turn, game_over, conflict, invite_used, nothing_to_undo"},
+    503: {"model": ErrorBody, "description": "service_unavailable (the game is kept)"},
+    504: {"model": ErrorBody, "description": "timeout (the game is kept)"},
 }
 
 

@@ -506,11 +506,15 @@ class Games:
                 pass
 
     async def _sweep(self) -> None:
+        rounds = 0
         while True:
             try:
                 await asyncio.sleep(self.settings.sweep_interval_s)
                 for game_id in await self.store.due(time.time() - 0.5):
                     self.spawn(game_id)
+                rounds += 1
+                if rounds % 600 == 1:
+                    await self.store.prune_active()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # Redis down for a moment: try again next round

@@ -145,6 +145,10 @@ class Store:
     async def forget_pending(self, game_id: str) -> None:
         await self.redis.zrem(PENDING, game_id)
 
+    async def prune_active(self) -> None:
+        """Forget expired games in the metrics set."""
+        await self.redis.zremrangebyscore(ACTIVE, "-inf", time.time() - self.ttl_s)
+
     async def games_in_play(self) -> int:
         return await self.redis.zcount(ACTIVE, time.time() - self.ttl_s, "+inf")
 
