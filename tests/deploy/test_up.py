@@ -27,9 +27,9 @@ from c4.stack.plan import free_port, port_is_free
 from c4.stack.supervisor import stack_processes
 
 REPO = Path(__file__).resolve().parents[2]
-START_TIMEOUT_S = 900  # a cold numba cache compiles every kernel first on two slow cores
+START_TIMEOUT_S = 480  # per stage: a cold numba cache compiles every kernel first on two slow cores
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
 
 
 def _missing() -> str | None:
@@ -118,7 +118,7 @@ def stack(tmp_path_factory):
         pytest.skip(why)
     s = Stack(tmp_path_factory.mktemp("c4up"))
     try:
-        s.wait(lambda: s.state().get("ready"), "every child to be ready", timeout=START_TIMEOUT_S * 3)
+        s.wait(lambda: s.state().get("ready"), "every child to be ready", timeout=900)
         yield s
     finally:
         s.cleanup()
