@@ -181,7 +181,7 @@ def _stones(key: int, g: Geometry) -> int:
 
 def book_header(g: Geometry, start: Position, plies: int, n: int, notes: list[str] | None = None) -> str:
     """The deterministic header of an opening book (no times, no machine)."""
-    where = "the empty board" if not start.moves else f"the position {format_moves(start.moves, g)}"
+    where = "the empty board" if not start.moves else f"the position {format_moves(start.moves, g)} (or its mirror image)"
     side = "first" if start.ply % 2 == 0 else "second"
     lines = [
         f"Connect Four opening book, {g.name} (Connect4-rs format: <key hex> <best column 1-{g.width}> <score>).",

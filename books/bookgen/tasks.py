@@ -23,6 +23,7 @@ from celery.signals import worker_init
 from connect4 import STANDARD, Geometry, Position
 
 from .app import app
+from solver_svc.solver import BudgetExceeded
 from .config import settings
 from .solving import BookSolver
 from .store import ResultStore, canonical
@@ -89,7 +90,10 @@ def _warm(**_):
 
         for name in filter(None, settings().warm.split(",")):
             g = geometry_named(name.strip())
-            Solver(g, tt_log2=18).solve(Position.from_moves([g.width // 2] * 3, g))
+            try:  # a few thousand nodes are enough to compile the search
+                Solver(g, tt_log2=18).solve(Position(g), node_budget=5000)
+            except BudgetExceeded:
+                pass
     except Exception:  # pragma: no cover - warming is best effort
         log.exception("warm-up failed")
 

@@ -126,7 +126,7 @@ def run_opening(args) -> int:
             on_poll=workers.check if workers else None,
         )
         result = coord.run()
-        write_book(out, result.entries, book_header(g, coord.start, args.plies, len(result.entries), args.note))
+        write_book(out, result.entries, book_header(g, start, args.plies, len(result.entries), args.note))
         Path(str(out) + ".journal").unlink(missing_ok=True)
         per_ply = ", ".join(f"{p} stones: {n}" for p, n in result.by_ply.items())
         print(f"c4 bookgen: wrote {out}: {len(result.entries)} positions ({per_ply}); solved in this run "
