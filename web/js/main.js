@@ -447,6 +447,8 @@ let thinkTimer = null;
 function changeThinkTime(ms) {
   clearTimeout(thinkTimer); // + pressed three times: one request
   thinkTimer = setTimeout(async () => {
+    // a new game may have started meanwhile, with this time already
+    if (!app.st || !app.seat || app.st.think_ms === ms || app.st.status === "over") return;
     try {
       applyState(stateOf(await api.settings(app.id, app.token, { think_ms: ms })));
       setDetailNote(`Think time ${seconds(ms / 1000)} from the next move on.`);
