@@ -1,0 +1,167 @@
+"""The built-in numba solver as a pool: one :class:`Solver` (and table) per
+concurrent search, per board size, with deadlines.
+
+Numba has no clock, so a deadline becomes a stop flag: every pooled solver owns
+a one-byte array the search polls, and :class:`Alarm` (one thread for the whole
+process) sets it when the deadline passes. The search then raises
+BudgetExceeded: no unproved value ever leaves here.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import queue
+import threading
+import time
+from contextlib import contextmanager
+
+import numpy as np
+
+from connect4 import Geometry
+
+from solver_svc.solver import BudgetExceeded, Solver
+
+from .metrics import BUSY, NODES
+
+log = logging.getLogger(__name__)
+
+
+class Alarm:
+    """Sets stop flags at their deadlines; one daemon thread for all of them."""
+
+    def __init__(self):
+        self._heap: list[tuple[float, int, np.ndarray]] = []
+        self._cancelled: set[int] = set()
+        self._ids = itertools.count()
+        self._cv = threading.Condition()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="solver-alarm")
+        self._thread.start()
+
+    def set(self, flag: np.ndarray, at: float) -> int:
+        """Set ``flag[0] = 1`` at monotonic time ``at``; returns a handle for cancel."""
+        handle = next(self._ids)
+        with self._cv:
+            heapq.heappush(self._heap, (at, handle, flag))
+            self._cv.notify()
+        return handle
+
+    def cancel(self, handle: int) -> None:
+        """After cancel returns the flag is never set by this alarm."""
+        with self._cv:
+            if any(h == handle for _, h, _ in self._heap):
+                self._cancelled.add(handle)
+
+    def _run(self) -> None:
+        with self._cv:
+            while True:
+                while self._heap and self._heap[0][1] in self._cancelled:
+                    self._cancelled.discard(heapq.heappop(self._heap)[1])
+                if not self._heap:
+                    self._cv.wait()
+                    continue
+                at, handle, flag = self._heap[0]
+                now = time.monotonic()
+                if at > now:
+                    self._cv.wait(min(at - now, 3600.0))
+                    continue
+                heapq.heappop(self._heap)
+                flag[0] = 1
+
+
+NO_LIMIT_S = 1e7  # longer than this is no limit
+
+
+class Budget:
+    """How long and how many nodes a search may take (None: no limit)."""
+
+    __slots__ = ("deadline", "nodes")
+
+    def __init__(self, seconds: float | None = None, nodes: int = 0):
+        if seconds is not None and seconds > NO_LIMIT_S:
+            seconds = None  # gRPC reports "no deadline" as a huge time remaining
+        self.deadline = None if seconds is None else time.monotonic() + max(0.0, seconds)
+        self.nodes = nodes
+
+    def left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def __repr__(self) -> str:
+        return f"Budget(left={self.left()}, nodes={self.nodes})"
+
+
+class _Slot:
+    __slots__ = ("solver", "stop")
+
+    def __init__(self, solver: Solver):
+        self.solver = solver
+        self.stop = np.zeros(1, dtype=np.uint8)
+
+
+class SolverPool:
+    """``workers`` solvers per board size, created on first use of a size."""
+
+    def __init__(self, workers: int = 2, tt_log2: int | None = None):
+        self.workers = max(1, workers)
+        self.tt_log2 = tt_log2
+        self.alarm = Alarm()
+        self._pools: dict[Geometry, queue.Queue[_Slot]] = {}
+        self._lock = threading.Lock()
+
+    def _pool(self, g: Geometry) -> queue.Queue:
+        with self._lock:
+            pool = self._pools.get(g)
+            if pool is None:
+                pool = queue.Queue()
+                for _ in range(self.workers):
+                    pool.put(_Slot(Solver(g, self.tt_log2)))
+                self._pools[g] = pool
+            return pool
+
+    @contextmanager
+    def _slot(self, g: Geometry, budget: Budget):
+        pool = self._pool(g)
+        left = budget.left()
+        try:
+            slot = pool.get(timeout=None if left is None else max(0.0, left))
+        except queue.Empty:
+            raise BudgetExceeded(0, "deadline (every solver stayed busy)") from None
+        slot.stop[0] = 0
+        handle = None
+        if budget.deadline is not None:
+            handle = self.alarm.set(slot.stop, budget.deadline)
+        BUSY.inc()
+        try:
+            yield slot
+        finally:
+            BUSY.dec()
+            if handle is not None:
+                self.alarm.cancel(handle)
+            NODES.inc(slot.solver.last_nodes)
+            pool.put(slot)
+
+    def solve(self, pos, budget: Budget, weak: bool = False):
+        """SolveResult; BudgetExceeded when the budget runs out."""
+        with self._slot(pos.geometry, budget) as slot:
+            return slot.solver.solve(pos, weak=weak, node_budget=budget.nodes, stop=slot.stop)
+
+    def analyze(self, pos, budget: Budget) -> tuple[tuple[int | None, ...], int]:
+        """(score of every column, nodes); BudgetExceeded when the budget runs out."""
+        with self._slot(pos.geometry, budget) as slot:
+            scores = slot.solver.analyze(pos, node_budget=budget.nodes, stop=slot.stop)
+            return tuple(scores), slot.solver.last_nodes
+
+    def warm(self, g: Geometry, pos) -> float:
+        """Compile the kernels for ``g`` and run one solve on every solver; seconds taken."""
+        started = time.perf_counter()
+        pool = self._pool(g)
+        slots = [pool.get() for _ in range(self.workers)]
+        try:
+            for slot in slots:
+                slot.solver.analyze(pos)
+                slot.solver.reset()
+        finally:
+            for slot in slots:
+                pool.put(slot)
+        return time.perf_counter() - started

@@ -1,0 +1,121 @@
+"""The gRPC layer: requests in, answers out; the work is in :mod:`.oracle`.
+
+Columns become 0-based here and 1-based again on the way out (the one
+converter of this adapter). Status codes: INVALID_ARGUMENT for a position
+that is not one (bad size, illegal move, finished game), DEADLINE_EXCEEDED
+when the deadline or node budget runs out before a proof (BestMove answers
+``proven=false`` instead).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import grpc
+
+from c4proto.connect4.v1 import solver_pb2, solver_pb2_grpc
+from connect4 import Connect4Error, Geometry, Position
+
+from .builtin import Budget
+from .oracle import Oracle, Unproved
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAME = solver_pb2.DESCRIPTOR.services_by_name["SolverService"].full_name
+
+
+class BadRequest(Exception):
+    pass
+
+
+def position_from_proto(msg) -> Position:
+    """A proto Position -> a Position in play; BadRequest saying what is wrong."""
+    try:
+        g = Geometry(msg.width or 7, msg.height or 6, msg.k or 4)
+        pos = Position.from_moves([m - 1 for m in msg.moves], g)
+    except Connect4Error as exc:
+        raise BadRequest(str(exc)) from None
+    if pos.is_over:
+        what = "a draw, the board is full" if pos.is_draw else f"won by the {'first' if pos.winner == 0 else 'second'} player"
+        raise BadRequest(f"the game is over ({what}): there is nothing to solve")
+    return pos
+
+
+def _guarded(method):
+    """Unexpected errors become INTERNAL with a logged traceback; aborts pass."""
+
+    def wrapped(self, request, context):
+        try:
+            return method(self, request, context)
+        except Exception as exc:
+            if context.code() is not None and context.code() != grpc.StatusCode.OK:
+                raise  # context.abort() already set the status
+            log.exception("solver request failed")
+            context.abort(grpc.StatusCode.INTERNAL, f"solver error: {type(exc).__name__}: {exc}")
+
+    wrapped.__name__ = method.__name__
+    return wrapped
+
+
+class SolverService(solver_pb2_grpc.SolverServiceServicer):
+    def __init__(self, oracle: Oracle, deadline_margin_s: float = 0.005):
+        self.oracle = oracle
+        self.margin = deadline_margin_s
+
+    # -- helpers -----------------------------------------------------------------
+    def _budget(self, context, deadline_ms: int, nodes: int = 0) -> Budget:
+        limits = []
+        if deadline_ms:
+            limits.append(deadline_ms / 1000.0)
+        remaining = context.time_remaining()
+        if remaining is not None:
+            limits.append(remaining - self.margin)
+        return Budget(min(limits) if limits else None, nodes)
+
+    def _position(self, request, context) -> Position:
+        try:
+            return position_from_proto(request.position)
+        except BadRequest as exc:
+            log.info("bad position", extra={"error": str(exc)})
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+
+    # -- RPCs --------------------------------------------------------------------
+    @_guarded
+    def Solve(self, request, context):
+        started = time.perf_counter()
+        pos = self._position(request, context)
+        budget = self._budget(context, request.deadline_ms, request.node_budget)
+        try:
+            v = self.oracle.solve(pos, budget, weak=request.weak)
+        except Unproved as exc:
+            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no proof within the budget: {exc}")
+        return solver_pb2.SolveResponse(
+            score=v.score, nodes=v.nodes, proven=True, source=v.source, weak=v.weak,
+            elapsed_ms=(time.perf_counter() - started) * 1000.0,
+        )
+
+    @_guarded
+    def Analyze(self, request, context):
+        started = time.perf_counter()
+        pos = self._position(request, context)
+        budget = self._budget(context, request.deadline_ms, request.node_budget)
+        try:
+            a = self.oracle.analyze(pos, budget)
+        except Unproved as exc:
+            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no proof within the budget: {exc}")
+        return solver_pb2.AnalyzeResponse(
+            columns=[solver_pb2.ColumnScore(column=c + 1, score=s) for c, s in enumerate(a.scores)],
+            nodes=a.nodes, source=a.source, elapsed_ms=(time.perf_counter() - started) * 1000.0,
+        )
+
+    @_guarded
+    def BestMove(self, request, context):
+        started = time.perf_counter()
+        pos = self._position(request, context)
+        budget = self._budget(context, request.deadline_ms)
+        c = self.oracle.best_move(pos, budget)
+        return solver_pb2.BestMoveResponse(
+            proven=c.proven, column=0 if c.column is None else c.column + 1, score=c.score,
+            nodes=c.nodes, source=c.source, elapsed_ms=(time.perf_counter() - started) * 1000.0,
+        )
