@@ -8,15 +8,14 @@ import { BoardView } from "./board.js";
 import { Game } from "./game.js";
 import { Live } from "./live.js";
 import { Settings } from "./settings.js";
-import { analyse, cached, positionKey, moveVerdict, GameAnalyser, firstMistake } from "./analysis.js";
+import { analyse, cached, positionKey, GameAnalyser, firstMistake } from "./analysis.js";
 import { bindKeys, KEYS } from "./keyboard.js";
-import { signed, count, millis, seconds, engineScore } from "./format.js";
+import { seconds } from "./format.js";
 import { showAlert, clearAlert, alertKind, copyText } from "./ui.js";
+import * as panels from "./panels.js";
 
 const WEB_VERSION = "0.1.0";
-const MATE = 100000; // engine scores beyond this are proven (engine_svc/search.py)
 const $ = (id) => document.getElementById(id);
-const COLOUR = { red: 0, yellow: 1 };
 const NAME = ["red", "yellow"];
 
 const app = {
@@ -522,177 +521,13 @@ function fillAbout() {
 }
 
 // ---- drawing ------------------------------------------------------------------------------------
-function seatName(colour, { subject = false } = {}) {
-  const st = app.st;
-  const seat = st.seats[colour] || {};
-  if (colour === app.seat) return subject ? "You" : "you";
-  if (seat.kind === "opponent") return seat.spec === "perfect" ? "Perfect" : (seat.spec || "engine");
-  if (seat.kind === "llm") return "LLM";
-  if (app.seat) return subject ? "Your opponent" : "your opponent";
-  return colour === "red" ? "Red" : "Yellow";
-}
-
-function chip(colour) { return `<span class="chip p${COLOUR[colour]}" aria-hidden="true"></span>`; }
-
 function setStatus(text) { $("status").textContent = text; }
 let detailNote = "";
 function setDetailNote(text) { detailNote = text; renderStatus(); setTimeout(() => { if (detailNote === text) { detailNote = ""; renderStatus(); } }, 6000); }
-
-function renderStatus() {
-  const st = app.st;
-  if (!st) return;
-  const status = $("status"), detail = $("detail");
-  let html = "";
-  let resignedNow = false;
-  const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
-  if (st.status === "over") {
-    const r = st.result || {};
-    if (!r.winner) html = "Draw.";
-    else {
-      const loser = r.winner === "red" ? "yellow" : "red";
-      const who = seatName(r.winner, { subject: true });
-      html = `${chip(r.winner)} ${who === "You" ? "You win!" : `${esc(who)} wins.`}`;
-      if (r.reason === "resigned" || st.resigned) html += ` ${esc(seatName(loser, { subject: true }))} resigned: it proved its own loss.`;
-      resignedNow = r.reason === "resigned" || st.resigned;
-    }
-  } else if (st.status === "thinking" || app.pending !== null) {
-    const who = app.pending !== null ? (st.to_move === "red" ? "yellow" : "red") : st.to_move;
-    const waiting = app.pending === null && alertKind() === "down";
-    html = `${chip(who)} ${esc(seatName(who, { subject: true }))} ${app.pending !== null ? "to move…" : waiting ? "moves when the service is back…" : "is thinking…"}`;
-  } else if (st.status === "waiting_for_player") {
-    html = `${chip(st.to_move)} Waiting for the invited player to join: send them the invite link.`;
-  } else {
-    html = st.to_move === app.seat ? `${chip(st.to_move)} Your turn.` : `${chip(st.to_move)} ${esc(seatName(st.to_move, { subject: true }))} to move.`;
-  }
-  let msg = st.message || "";
-  if (resignedNow && /resign/i.test(msg)) msg = msg.replace(/^.*?resigns?:?\s*/i, "").replace(/^./, (c) => c.toUpperCase());
-  const ls = st.last_search;
-  if (!msg && ls && ls.proven && ls.outcome === "win") msg = "Engine sees a forced win!";
-  if (msg) html += ` <strong class="message">${esc(msg)}</strong>`;
-  status.innerHTML = html;
-
-  let d = "";
-  const p = app.progress;
-  if (p && st.status === "thinking") {
-    d = `depth ${p.depth} · ${count(p.nodes)} nodes · score ${engineScore(p.score)}${p.best_column ? ` · best ${p.best_column}` : ""} · ${millis(p.elapsed_ms)}${p.proven ? " · proven" : ""}`;
-  } else if (ls) {
-    const resigned = st.status === "over" && (st.resigned || st.result?.reason === "resigned");
-    const parts = [resigned ? `${esc(ls.player || "engine")} resigned instead of ${ls.col}` : `${esc(ls.player || "engine")} played ${ls.col}`];
-    // players that do not search (random, greedy, ...) have no score to show
-    const searched = ls.depth || ls.nodes || ls.proven || ls.book;
-    if (searched) parts.push(`score ${engineScore(ls.score)}`);
-    if (ls.depth) parts.push(`depth ${ls.depth}`);
-    if (ls.nodes) parts.push(`${count(ls.nodes)} nodes`);
-    if (searched && ls.millis !== undefined) parts.push(millis(ls.millis));
-    if (ls.book) parts.push("book");
-    if (ls.proven && ls.outcome && ls.outcome !== "unknown") parts.push(`proven ${ls.outcome}`);
-    if (ls.source === "engine_fallback") parts.push("not proven in time: engine move");
-    d = parts.join(" · ");
-  }
-  if (app.solution && app.solutionData?.error) d = `Solver: ${esc(app.solutionData.error)}${d ? " — " + d : ""}`;
-  if (detailNote) d = `${esc(detailNote)}${d ? " — " + d : ""}`;
-  detail.innerHTML = d;
-}
-
-/** Eval bar, from red's side (red fills from the bottom): the middle is
- * balanced, a heuristic score never fills it, a proven win does. The number
- * under it is the score from red's side; "#R"/"#Y" = a proven win, "=" a proven draw. */
-function renderEval() {
-  const st = app.st;
-  const bar = $("evalbar");
-  const squash = (s) => Math.tanh(s / 150) * 0.9;
-  const p = app.progress;
-  const programColour = ["red", "yellow"].find((c) => st.seats[c]?.kind === "opponent");
-  let red = null; // score from red's side
-  let proven = null; // "red" | "yellow" | "draw"
-  if (p && st.status === "thinking") {
-    red = (st.to_move === "red" ? 1 : -1) * p.score;
-    if (Math.abs(p.score) > MATE || (p.proven && p.score === 0)) proven = red > 0 ? "red" : red < 0 ? "yellow" : "draw";
-  } else if (st.last_search) {
-    const ls = st.last_search;
-    const mover = programColour || (st.last_move ? st.last_move.color : "red");
-    const sign = mover === "red" ? 1 : -1;
-    red = sign * ls.score;
-    const other = mover === "red" ? "yellow" : "red";
-    if (ls.proven && ls.outcome === "win") proven = mover;
-    else if (ls.proven && ls.outcome === "loss") proven = other;
-    else if (ls.proven && ls.outcome === "draw") proven = "draw";
-    else if (Math.abs(ls.score) > MATE) proven = red > 0 ? "red" : "yellow";
-  }
-  if (st.status === "over") proven = st.result?.winner || "draw";
-  let v = 0, text = "0", title = "balanced";
-  if (proven) {
-    v = proven === "red" ? 1 : proven === "yellow" ? -1 : 0;
-    text = proven === "draw" ? "=" : `#${proven === "red" ? "R" : "Y"}`;
-    title = proven === "draw" ? "a proven draw" : `a proven win for ${proven}`;
-  } else if (red !== null) {
-    v = squash(red);
-    text = signed(red);
-    title = `score ${signed(red)} from red's side`;
-  }
-  // only a program that searches has a score to show (random, greedy, ... do not)
-  const ls = st.last_search;
-  const searches = p || (ls && (ls.depth || ls.nodes || ls.proven || ls.book));
-  bar.parentElement.style.visibility = programColour && searches ? "visible" : "hidden";
-  bar.querySelector(".eval-red").style.height = `${50 + 50 * v}%`;
-  bar.setAttribute("aria-valuenow", Math.round(v * 100));
-  bar.setAttribute("aria-valuetext", title);
-  bar.parentElement.title = `Engine evaluation: ${title}. Red fills from the bottom, the middle is balanced, full = proven win.`;
-  $("eval-text").textContent = text;
-}
-
-function renderMoves() {
-  const st = app.st;
-  if (!st) return;
-  const list = $("move-list");
-  list.replaceChildren();
-  const at = app.viewPly ?? st.ply;
-  const mistake = app.verdicts ? firstMistake(st) : -1;
-  st.moves.forEach((col, i) => {
-    const li = document.createElement("li");
-    const b = document.createElement("button");
-    b.type = "button";
-    const v = app.verdicts ? moveVerdict(st, i) : null;
-    b.innerHTML = `<span class="n">${i + 1}.</span>${chip(NAME[i % 2])}<span class="c">${col}</span><span class="v"></span>`;
-    if (v) {
-      b.querySelector(".v").textContent = v.change || v.after;
-      b.title = v.change ? `Mistake: ${v.change}` : `keeps the ${v.after}`;
-      if (v.change) li.classList.add("mistake");
-    }
-    if (i === mistake) li.classList.add("first-mistake");
-    if (i + 1 === at) li.classList.add("current");
-    li.dataset.ply = i + 1;
-    b.addEventListener("click", () => view(i + 1));
-    li.appendChild(b);
-    list.appendChild(li);
-  });
-  const cur = list.querySelector(".current");
-  if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
-  $("analysis-state").textContent = app.analysisNote;
-  $("nav-first").disabled = at === 0;
-  $("nav-prev").disabled = at === 0;
-  $("nav-next").disabled = at === st.ply;
-  $("nav-last").disabled = at === st.ply;
-}
-
-function renderShare() {
-  const st = app.st;
-  const watch = st.watch_url || `${location.origin}/?game=${encodeURIComponent(st.id)}`;
-  $("watch-link").value = watch;
-  const openSeat = ["red", "yellow"].find((c) => st.seats[c]?.kind === "human" && !st.seats[c]?.joined);
-  const showInvite = app.invite && app.invite.url && openSeat;
-  $("invite-row").hidden = !showInvite;
-  if (showInvite) $("invite-link").value = app.invite.url;
-  const seatText = (c) => {
-    const s = st.seats[c] || {};
-    const who = c === app.seat ? "you" : s.kind === "opponent" ? s.spec : s.kind === "llm" ? "LLM" : s.joined === false ? "open seat" : "person";
-    return `${c === "red" ? "Red" : "Yellow"}: ${who}`;
-  };
-  $("seats").textContent = `${seatText("red")} · ${seatText("yellow")} · ${st.width} × ${st.height}, line ${st.k}${st.think_ms && st.seats[NAME[0]].kind + st.seats[NAME[1]].kind !== "humanhuman" ? ` · ${seconds(st.think_ms / 1000)} a move` : ""}`;
-  const mode = $("mode");
-  mode.hidden = !!app.seat;
-  mode.textContent = "watching";
-}
+function renderStatus() { if (app.st) panels.renderStatus(app, detailNote); }
+function renderEval() { if (app.st) panels.renderEval(app); }
+function renderMoves() { if (app.st) panels.renderMoves(app, view); }
+function renderShare() { if (app.st) panels.renderShare(app); }
 
 function render(animate) {
   const st = app.st;
