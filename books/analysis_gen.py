@@ -1,0 +1,162 @@
+"""Generate an analysis book: the exact score of every column, by the real solver.
+
+    python -m books.analysis_gen --plies 4 --out books/7x6-analysis.txt
+    python -m books.analysis_gen --min-ply 10 --max-ply 12 --out ...
+    python -m books.analysis_gen --positions unproved.txt --out ...   # one move list a line
+
+Positions are enumerated from the empty board (or read from a file), mirror
+images kept once (the canonical key, the smaller of a position's key and its
+mirror's), finished games skipped. They are solved deepest first, so the
+cheap deep positions fill the transposition table the shallow ones then use.
+Every line is flushed as soon as it is proved (:class:`BookWriter`), and a
+rerun skips keys already in the file, so an interrupted run resumes where it
+stopped. ``--max-seconds`` gives up on a position that takes longer (it is
+counted and named in the log, never written unproved).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from connect4 import STANDARD, Geometry, Position
+from connect4.book import AnalysisBook, BookWriter
+from connect4.notation import format_moves
+
+log = logging.getLogger("books.analysis_gen")
+
+
+def canonical(pos: Position) -> tuple[int, bool]:
+    key, mirror = pos.key(), pos.mirror_key()
+    return (key, False) if key <= mirror else (mirror, True)
+
+
+def enumerate_positions(g: Geometry, min_ply: int, max_ply: int) -> list[Position]:
+    """One position per mirror pair for every ply in [min_ply, max_ply], games in play only."""
+    out: list[Position] = []
+    layer = {canonical(Position(g))[0]: Position(g)}
+    for ply in range(max_ply + 1):
+        if ply >= min_ply:
+            out.extend(layer.values())
+        if ply == max_ply:
+            break
+        nxt: dict[int, Position] = {}
+        for pos in layer.values():
+            for c in pos.legal_moves():
+                child = pos.played(c)
+                if child.is_over:
+                    continue
+                key = canonical(child)[0]
+                if key not in nxt:
+                    nxt[key] = child
+        layer = nxt
+    return out
+
+
+def read_positions(path: str, g: Geometry) -> list[Position]:
+    out, seen = [], set()
+    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+        body = line.split("#", 1)[0].strip()
+        if not body:
+            continue
+        try:
+            pos = Position.parse(body.split()[0], g)
+        except ValueError as exc:
+            log.warning("position skipped", extra={"line": number, "error": str(exc)})
+            continue
+        key = canonical(pos)[0]
+        if not pos.is_over and key not in seen:
+            seen.add(key)
+            out.append(pos)
+    return out
+
+
+def generate(positions: list[Position], out: Path, g: Geometry, max_seconds: float | None,
+             tt_log2: int | None, header: str) -> dict:
+    from solver_svc.solver import BudgetExceeded, Solver
+
+    done = set(AnalysisBook.load(out, g).entries) if out.exists() else set()
+    todo = [p for p in positions if canonical(p)[0] not in done]
+    todo.sort(key=lambda p: -p.ply)  # deepest first
+    solver = Solver(g, tt_log2)
+    stop = np.zeros(1, dtype=np.uint8)
+    stats = {"positions": len(positions), "already": len(positions) - len(todo), "written": 0,
+             "gave_up": 0, "nodes": 0, "seconds": 0.0}
+    started = last_report = time.perf_counter()
+    log.info("analysis book: start", extra={"todo": len(todo), "already": stats["already"], "out": str(out)})
+    with BookWriter(out, header) as writer:
+        for i, pos in enumerate(todo, 1):
+            stop[0] = 0
+            timer = threading.Timer(max_seconds, stop.__setitem__, (0, 1)) if max_seconds else None
+            if timer:
+                timer.start()
+            try:
+                scores = solver.analyze(pos, stop=stop)
+            except BudgetExceeded:
+                stats["gave_up"] += 1
+                log.warning("gave up", extra={"moves": format_moves(pos.moves, g), "ply": pos.ply,
+                                              "max_seconds": max_seconds})
+                continue
+            finally:
+                if timer:
+                    timer.cancel()
+                stats["nodes"] += solver.last_nodes
+            key, mirrored = canonical(pos)
+            writer.analysis(key, reversed(scores) if mirrored else scores)
+            stats["written"] += 1
+            now = time.perf_counter()
+            if now - last_report > 10 or i == len(todo):
+                last_report = now
+                log.info("analysis book: progress", extra={
+                    "done": i, "todo": len(todo), "ply": pos.ply, "written": stats["written"],
+                    "gave_up": stats["gave_up"], "seconds": round(now - started, 1)})
+        stats["seconds"] = round(time.perf_counter() - started, 1)
+        writer._write(f"# run finished: {stats['written']} written, {stats['already']} already there, "
+                      f"{stats['gave_up']} given up, {stats['nodes']} nodes, {stats['seconds']} s")
+    return stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m books.analysis_gen", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "7x6-analysis.txt"))
+    parser.add_argument("--size", default="7x6", help="board, e.g. 7x6 (default)")
+    parser.add_argument("--plies", type=int, help="every position of 0..N stones")
+    parser.add_argument("--min-ply", type=int, default=0)
+    parser.add_argument("--max-ply", type=int)
+    parser.add_argument("--positions", help="a file of move lists (1-based digits), one a line")
+    parser.add_argument("--max-seconds", type=float, default=None, help="give up on a position after this long")
+    parser.add_argument("--tt-log2", type=int, default=None)
+    args = parser.parse_args(argv)
+
+    from servicekit.logs import configure_logging
+
+    configure_logging("analysis_gen")
+    g = Geometry.parse(args.size) if args.size != "7x6" else STANDARD
+    if args.positions:
+        positions = read_positions(args.positions, g)
+        how = f"the positions listed in {Path(args.positions).name}"
+    else:
+        top = args.plies if args.plies is not None else args.max_ply
+        if top is None:
+            parser.error("give --plies N, --max-ply N or --positions FILE")
+        positions = enumerate_positions(g, args.min_ply, top)
+        how = f"every position of {args.min_ply}..{top} stones (mirror images once)"
+    header = (
+        f"Analysis book {g.name}: <key hex> <score of column 1> .. <score of column {g.width}>, x = full.\n"
+        f"Pons' keys and scores (positive: the side to move wins, larger = sooner; 0 = draw).\n"
+        f"Made by `python -m books.analysis_gen` with the numba exact solver (solver_svc.solver): {how}.\n"
+        f"Only proved values are written; lookups also find the mirror image."
+    )
+    stats = generate(positions, Path(args.out), g, args.max_seconds, args.tt_log2, header)
+    print(" ".join(f"{k}={v}" for k, v in stats.items()), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
