@@ -62,6 +62,10 @@ class HintsBody(BaseModel):
     on: bool
 
 
+class SettingsBody(BaseModel):
+    think_ms: int = Field(..., description="the opponent's time per move from its next move on, 50..60000")
+
+
 class ReplayBody(BaseModel):
     moves: list[int | str] | str = Field(..., description="move list in any notation: [4,4,5], \"445\", \"d d e\"")
     engine_starts: bool | None = None
@@ -131,6 +135,13 @@ async def undo(request: Request, game_id: str, x_player_token: Token = None,
 async def hints(request: Request, game_id: str, body: HintsBody, x_player_token: Token = None,
                 token: TokenQ = None) -> dict[str, Any]:
     return _json(await games(request).set_hints(game_id, _token(x_player_token, token), body.on))
+
+
+@router.post("/games/{game_id}/settings", summary="Change the think time of a running game",
+             responses=ERRORS, response_model=None)
+async def settings(request: Request, game_id: str, body: SettingsBody, x_player_token: Token = None,
+                   token: TokenQ = None) -> dict[str, Any]:
+    return _json(await games(request).set_think(game_id, _token(x_player_token, token), body.think_ms))
 
 
 @router.post("/games/{game_id}/replay", summary="Replace the move list", responses=ERRORS, response_model=None)

@@ -264,6 +264,17 @@ class Games:
         state = self.view(doc, seat)
         return state
 
+    async def set_think(self, game_id: str, token: str | None, think_ms) -> dict:
+        doc = await self.store.load(game_id)
+        seat = self.authorize(doc, token)
+        if isinstance(think_ms, bool) or not isinstance(think_ms, int) or not 50 <= think_ms <= 60000:
+            raise GameError("bad_request", f"think_ms {think_ms!r} must be 50..60000", self.view(doc, seat))
+        expected = doc["version"]
+        doc["think_ms"] = think_ms
+        state = await self.commit(doc, expected)
+        state["you"] = seat
+        return state
+
     async def replay(self, game_id: str, token: str | None, moves, engine_starts: bool | None = None,
                      wait: bool = True) -> dict:
         doc = await self.store.load(game_id)

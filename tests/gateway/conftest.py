@@ -127,7 +127,7 @@ class Gateway(Proc):
 
     def start(self) -> "Gateway":
         super().start()
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # imports and numba cache loads are slow on a busy machine
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"gateway exited with {self.proc.returncode}; see {LOGS}/{self.name}.log")

@@ -196,16 +196,33 @@ def test_analysis_of_an_earlier_ply_is_checked(client):
 def test_games_expire_after_idle_time(redis_server):
     import time
 
+    import redis
+
     from tests.gateway.conftest import DEAD, Gateway
 
-    gw = Gateway(redis_server.url, DEAD, DEAD, name="gateway-ttl", C4_GATEWAY_GAME_TTL_S=2).start()
+    gw = Gateway(redis_server.url, DEAD, DEAD, name="gateway-ttl", C4_GATEWAY_GAME_TTL_S=3).start()
     try:
         with httpx.Client(base_url=gw.url, timeout=30) as c:
-            gid, red, yellow = new_pvp(c)
+            created = c.post("/api/v1/games", json={"opponent": "human"}).json()
+            gid, red = created["state"]["id"], created["token"]
             assert play(c, gid, red, 4).status_code == 200  # a change refreshes the idle time
-            time.sleep(3)
+            ttl = redis.Redis.from_url(redis_server.url).ttl(f"c4:game:{gid}")
+            assert 0 < ttl <= 3
+            time.sleep(4)
             gone = c.get(f"/api/v1/games/{gid}")
             assert gone.status_code == 404 and error_of(gone) == "unknown_game"
-            assert play(c, gid, yellow, 4).status_code == 404
+            assert play(c, gid, red, 4).status_code == 404
     finally:
         gw.stop()
+
+
+def test_think_time_of_a_running_game(client):
+    gid, red, yellow = new_pvp(client)
+    r = client.post(f"/api/v1/games/{gid}/settings", json={"think_ms": 2500}, headers={"X-Player-Token": red})
+    assert r.status_code == 200 and r.json()["think_ms"] == 2500
+    for bad in (10, 70000, "fast", None):
+        b = client.post(f"/api/v1/games/{gid}/settings", json={"think_ms": bad}, headers={"X-Player-Token": red})
+        assert b.status_code == 400 and error_of(b) == "bad_request"
+    no = client.post(f"/api/v1/games/{gid}/settings", json={"think_ms": 100})
+    assert no.status_code == 403 and error_of(no) == "bad_token"
+    assert client.get(f"/api/v1/games/{gid}").json()["think_ms"] == 2500
