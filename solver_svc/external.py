@@ -75,6 +75,8 @@ def parse_answer(line: str, moves: str, pos) -> tuple[int | None, ...]:
     out: list[int | None] = []
     for c, v in enumerate(by_col):
         if c not in legal:
+            if v != FULL:
+                raise ExternalFailed(f"answer {line.strip()!r}: column {c + 1} is full but scored {v}")
             out.append(None)
         elif v == FULL or abs(v) > g.cells:
             raise ExternalFailed(f"answer {line.strip()!r}: column {c + 1} is playable but scored {v}")
