@@ -78,7 +78,7 @@ def test_engine_starts_and_wait_false(api):
 
 
 def test_progress_on_the_websocket_and_undo_while_thinking(api, gateway):
-    gid, token, _ = create(api, opponent="engine", think_ms=1500)
+    gid, token, _ = create(api, opponent="engine", think_ms=3000)
     with ws_connect(f"ws://127.0.0.1:{gateway.port}/api/v1/games/{gid}/ws", open_timeout=10) as ws:
         assert json.loads(ws.recv(timeout=10))["type"] == "state"
         r = move(api, gid, token, 4, wait=False)
@@ -102,7 +102,17 @@ def test_progress_on_the_websocket_and_undo_while_thinking(api, gateway):
             m = json.loads(ws.recv(timeout=30))
             if m["type"] == "state" and m["state"]["version"] >= undone:
                 break
-        time.sleep(2.5)
+        # The engine's late answer arrives and is thrown away (the gateway logs it).
+        from tests.gateway.conftest import LOGS
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            log = (LOGS / "gateway.log").read_text()
+            if any("opponent answer discarded" in line and gid in line for line in log.splitlines()):
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError("the engine's answer was neither played nor discarded")
     state = api.get(f"/api/v1/games/{gid}").json()
     assert state["moves"] == [] and state["version"] == undone and state["status"] == "to_move"
     # And the game goes on normally.
