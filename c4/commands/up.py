@@ -26,7 +26,10 @@ def register(sub) -> None:
     p.add_argument("--host", default=env("C4_UP_HOST", "127.0.0.1"),
                    help="interface for HTTP and the bridge (default 127.0.0.1; 0.0.0.0 to share on a network)")
     p.add_argument("--http-port", type=int, default=int(env("C4_UP_HTTP_PORT", "8000")), help="default 8000")
-    p.add_argument("--bridge-port", type=int, default=int(env("C4_UP_BRIDGE_PORT", "4444")), help="default 4444")
+    p.add_argument("--bridge-port", type=int, default=int(env("C4_UP_BRIDGE_PORT", "4444")),
+                   help="default 4444; 0 turns the bridge off")
+    p.add_argument("--public-url", default=env("C4_UP_PUBLIC_URL"),
+                   help="the URL people open, for watch and invite links (default http://HOST:HTTP_PORT)")
     p.add_argument("--engine-port", type=int, default=0, help="engine gRPC port (default: a free one)")
     p.add_argument("--solver-port", type=int, default=0, help="solver gRPC port (default: a free one)")
     p.add_argument("--engine-metrics-port", type=int, default=0, help="default: a free one")
@@ -92,6 +95,7 @@ def run(args) -> int:
             engine_port=args.engine_port, solver_port=args.solver_port,
             engine_metrics_port=args.engine_metrics_port, solver_metrics_port=args.solver_metrics_port,
             redis_url=args.redis_url or plan.redis_url_from_env(), redis_port=args.redis_port,
+            public_url=args.public_url,
             workers=max(0, args.workers), stack_id=stack_id,
         )
         stack = plan.build(opts)
@@ -121,7 +125,7 @@ def run(args) -> int:
             "",
             "Connect Four is up.",
             f"  open      {stack.http_url}",
-            f"  bridge    {stack.bridge}   (JSON lines: {{\"cmd\":\"state\"}})",
+            f"  bridge    {stack.bridge}" + ("" if stack.bridge == "off" else "   (JSON lines: {\"cmd\":\"state\"})"),
             f"  MCP       {stack.mcp_url}   (streamable HTTP)",
             f"  metrics   {stack.metrics['gateway']}  engine {stack.metrics['engine']}  "
             f"solver {stack.metrics['solver']}",

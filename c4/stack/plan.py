@@ -72,6 +72,7 @@ class StackOptions:
     redis_url: str | None = None  # a running server to use instead of starting one
     redis_port: int = 0
     workers: int = 0
+    public_url: str | None = None  # the URL people use (watch links); default from host and port
     stack_id: str = "stack"
     python: str = field(default_factory=lambda: sys.executable)
 
@@ -169,8 +170,10 @@ def build(opts: StackOptions) -> Stack:
     ))
 
     # Stage 2: the gateway, ready when Redis and both services answer its /readyz.
-    public = f"http://{url_host(opts.host)}:{opts.http_port}"
-    readyz = public + "/readyz"
+    bridge = hostport(url_host(opts.host), opts.bridge_port) if opts.bridge_port else "off"
+    local = f"http://{url_host(opts.host)}:{opts.http_port}"
+    public = (opts.public_url or local).rstrip("/")
+    readyz = local + "/readyz"
     specs.append(ChildSpec(
         name="gateway", argv=[py, "-m", "gateway"], stage=2,
         env={**common, "C4_GATEWAY_HOST": opts.host, "C4_GATEWAY_PORT": str(opts.http_port),
@@ -178,8 +181,7 @@ def build(opts: StackOptions) -> Stack:
              "C4_GATEWAY_ENGINE_ADDR": engine_addr, "C4_GATEWAY_SOLVER_ADDR": solver_addr,
              "C4_GATEWAY_PUBLIC_URL": public},
         ready=lambda u=readyz: probe.http_ok(u, 1.0),
-        info={"url": public + "/", "bridge": hostport(url_host(opts.host), opts.bridge_port),
-              "mcp": public + "/mcp", "metrics": public + "/metrics"},
+        info={"url": public + "/", "bridge": bridge, "mcp": public + "/mcp", "metrics": local + "/metrics"},
     ))
 
     # Stage 3: bookgen workers.
@@ -191,11 +193,10 @@ def build(opts: StackOptions) -> Stack:
             ready=lambda n=node, u=redis_url: celery_ping(u, n), info={"node": node},
         ))
 
-    metrics = {"gateway": public + "/metrics",
+    metrics = {"gateway": local + "/metrics",
                "engine": f"http://{loop}:{engine_metrics}/metrics",
                "solver": f"http://{loop}:{solver_metrics}/metrics"}
-    return Stack(specs=specs, redis_url=redis_url, http_url=public + "/",
-                 bridge=hostport(url_host(opts.host), opts.bridge_port), mcp_url=public + "/mcp",
+    return Stack(specs=specs, redis_url=redis_url, http_url=public + "/", bridge=bridge, mcp_url=public + "/mcp",
                  metrics=metrics, redis_external=redis_external)
 
 
