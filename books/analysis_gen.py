@@ -122,6 +122,46 @@ def generate(positions: list[Position], out: Path, g: Geometry, max_seconds: flo
     return stats
 
 
+def probe(g: Geometry, plies: list[int], per_ply: int, max_seconds: float, tt_log2: int | None, seed: int = 1) -> list[dict]:
+    """Time full analyses of random positions at each ply (a fresh table each):
+    how deep a complete book can start in a given time."""
+    import random
+
+    from solver_svc.solver import BudgetExceeded, Solver
+
+    rng = random.Random(seed)
+    solver = Solver(g, tt_log2)
+    stop = np.zeros(1, dtype=np.uint8)
+    rows = []
+    for ply in plies:
+        times, gave_up = [], 0
+        for _ in range(per_ply):
+            while True:  # a random game in play at this ply
+                pos = Position(g)
+                while pos.ply < ply and not pos.is_over:
+                    pos.play(rng.choice(pos.legal_moves()))
+                if not pos.is_over and pos.ply == ply:
+                    break
+            solver.reset()
+            stop[0] = 0
+            timer = threading.Timer(max_seconds, stop.__setitem__, (0, 1))
+            timer.start()
+            t0 = time.perf_counter()
+            try:
+                solver.analyze(pos, stop=stop)
+                times.append(time.perf_counter() - t0)
+            except BudgetExceeded:
+                gave_up += 1
+            finally:
+                timer.cancel()
+        row = {"ply": ply, "n": per_ply, "proved": len(times), "gave_up": gave_up,
+               "median_s": round(sorted(times)[len(times) // 2], 3) if times else None,
+               "max_s": round(max(times), 3) if times else None}
+        log.info("probe", extra=row)
+        rows.append(row)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m books.analysis_gen", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "7x6-analysis.txt"))
@@ -132,12 +172,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", help="a file of move lists (1-based digits), one a line")
     parser.add_argument("--max-seconds", type=float, default=None, help="give up on a position after this long")
     parser.add_argument("--tt-log2", type=int, default=None)
+    parser.add_argument("--probe", help="time analyses of random positions at these plies (e.g. 6,8,10) instead")
+    parser.add_argument("--per-ply", type=int, default=5, help="positions a ply for --probe")
     args = parser.parse_args(argv)
 
     from servicekit.logs import configure_logging
 
     configure_logging("analysis_gen")
     g = Geometry.parse(args.size) if args.size != "7x6" else STANDARD
+    if args.probe:
+        rows = probe(g, [int(p) for p in args.probe.split(",")], args.per_ply, args.max_seconds or 60.0, args.tt_log2)
+        for row in rows:
+            print(" ".join(f"{k}={v}" for k, v in row.items()))
+        return 0
     if args.positions:
         positions = read_positions(args.positions, g)
         how = f"the positions listed in {Path(args.positions).name}"

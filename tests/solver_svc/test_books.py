@@ -1,0 +1,177 @@
+"""Books as the solver service and bookview load them: every shipped entry's
+key round trip, a sample of shipped entries against the solver, malformed
+lines, mirrored and composed lookups, and the bookview command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from books import BOOK_DIR
+from books.lookup import BookSet, best_of, book_files, geometry_of
+from connect4 import Geometry, Position, STANDARD
+from connect4.book import format_analysis_entry, format_move_entry
+from connect4.keys import position_from_key
+from solver_svc.solver import Solver
+
+from c4proto.connect4.v1 import solver_pb2, solver_pb2_grpc
+
+from .support import TT_LOG2, position, scores_of, start
+
+SHIPPED = book_files(None)
+DEEP = "2252576253462244111563365343671351441"  # cheap to solve
+
+
+def solver() -> Solver:
+    return Solver(STANDARD, TT_LOG2)
+
+
+# -- shipped books -------------------------------------------------------------
+@pytest.mark.skipif(not SHIPPED, reason="no books shipped in books/ yet")
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_every_shipped_entry_round_trips_through_its_key(path):
+    books = BookSet.load_files([path])
+    assert not books.problems, [str(p) for p in books.problems[:5]]
+    book = books.books[0]
+    assert len(book) > 0
+    g = geometry_of(path)
+    for key in book.entries:
+        pos = position_from_key(key, g)  # a legal history reaching it
+        assert pos.key() == key
+        assert not pos.is_over
+        assert Position.from_moves(pos.moves, g).key() == key
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no books shipped in books/ yet")
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_a_sample_of_shipped_entries_agrees_with_the_solver(path):
+    """The four deepest entries of each book (the shallow ones take the solver
+    minutes; every entry is checked the same way by the generators' runs)."""
+    books = BookSet.load_files([path])
+    g = geometry_of(path)
+    if g != STANDARD:
+        pytest.skip("sampled on 7x6 books")
+    book = books.books[0]
+    positions = sorted((position_from_key(k, g) for k in book.entries), key=lambda p: -p.ply)[:4]
+    s = solver()
+    for pos in positions:
+        if books.analysis_books:
+            assert tuple(s.analyze(pos)) == book.lookup(pos), pos
+        else:
+            entry = book.lookup(pos)
+            scores = s.analyze(pos)
+            assert max(x for x in scores if x is not None) == entry.score, pos
+            assert scores[entry.column] == entry.score, pos  # the book move keeps the value
+
+
+# -- malformed lines -----------------------------------------------------------
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_malformed_lines_are_named_and_skipped(tmp_path):
+    pos = Position.parse(DEEP)
+    good = format_move_entry(pos.key(), 3, -1)
+    path = write(tmp_path / "7x6-test.txt", [
+        "# a comment",
+        good,
+        "zz 4 1",                      # 3: not hex
+        f"{pos.key():x} 9 1",          # 4: column off the board
+        f"{pos.key():x} 4",            # 5: a field missing
+        "4081020c0c1 4 1",             # 6 decodes, but fine for the reader: a key with markers
+        f"{(1 << 60):x} 4 1",          # 7: not a 7x6 key
+        f"{pos.key():x} 4 99",         # 8: score out of range
+    ])
+    books = BookSet.load_files([path])
+    problems = {p.line: p for p in books.problems}
+    assert set(problems) == {3, 4, 5, 7, 8}
+    assert "not hexadecimal" in problems[3].reason
+    assert "not in 1..7" in problems[4].reason
+    assert "expected" in problems[5].reason
+    assert "7x6-test.txt:3:" in str(problems[3])
+    assert books.score(pos) == -1  # the good line is there
+
+
+def test_a_service_with_a_bad_book_serves_its_good_entries(tmp_path):
+    pos = Position.parse(DEEP)
+    scores = solver().analyze(pos)
+    path = write(tmp_path / "7x6-analysis-test.txt", [
+        "garbage line here",
+        format_analysis_entry(pos.mirror_key(), reversed(scores)),  # stored as the mirror image
+        "40810204081 1 2 3",
+    ])
+    server, channel, oracle = start({"books": str(tmp_path)}, None)
+    try:
+        assert len(oracle.books.problems) == 2
+        stub = solver_pb2_grpc.SolverServiceStub(channel)
+        a = stub.Analyze(solver_pb2.AnalyzeRequest(position=position(DEEP)))
+        assert (a.source, scores_of(a)) == ("book", scores)
+        s = stub.Solve(solver_pb2.SolveRequest(position=position(DEEP)))
+        assert (s.source, s.score) == ("book", max(x for x in scores if x is not None))
+        b = stub.BestMove(solver_pb2.BestMoveRequest(position=position(DEEP)))
+        assert b.source == "book" and (b.column - 1, b.score) == best_of(scores, STANDARD)
+    finally:
+        channel.close()
+        server.stop(0)
+
+
+def test_column_scores_composed_from_child_entries(tmp_path):
+    pos = Position.parse(DEEP[:-1])
+    s = solver()
+    expected = s.analyze(pos)
+    lines = []
+    for c in pos.legal_moves():
+        child = pos.played(c)
+        if child.is_over:
+            continue
+        score = s.solve(child).score
+        key = child.key() if c % 2 else child.mirror_key()  # some stored mirrored
+        lines.append(format_move_entry(key, 0, score))
+    books = BookSet.load_files([write(tmp_path / "7x6-children.txt", lines)])
+    assert books.analysis(pos) == tuple(expected)
+    assert books.best_move(pos) == best_of(expected, STANDARD)
+    assert books.analysis(Position.parse(DEEP[:-3])) is None  # children unknown
+
+
+def test_book_geometry_from_file_name():
+    assert geometry_of("7x6-opening.txt") == STANDARD
+    assert geometry_of("6x5-opening.txt") == Geometry(6, 5)
+    assert geometry_of("8x7k5-analysis.txt") == Geometry(8, 7, 5)
+    assert geometry_of("opening.txt") == STANDARD
+    assert book_files("none") == [] and book_files("") == []
+    assert book_files(str(BOOK_DIR)) == SHIPPED
+
+
+# -- bookview ------------------------------------------------------------------
+def test_bookview_by_moves_and_by_key(tmp_path, capsys):
+    from c4.main import main
+
+    pos = Position.parse(DEEP)
+    write(tmp_path / "7x6-view.txt", [format_move_entry(pos.mirror_key(), 6 - 2, 1)])
+    assert main(["bookview", "--books", str(tmp_path), DEEP]) == 0
+    out = capsys.readouterr().out
+    assert f"key       {pos.key():x}" in out
+    assert "\n".join(str(pos).splitlines()) in out  # the ASCII board
+    assert "to move   X (first player)" in out if pos.to_move == 0 else "to move   O (second player)" in out
+    assert f"history   {DEEP}" in out
+    assert "7x6-view.txt" in out and "best 3 score 1" in out  # mirrored back to column 3
+    replay = json.loads(out.strip().splitlines()[-1])
+    assert replay == {"cmd": "replay", "moves": [int(c) for c in DEEP], "engine_starts": pos.to_move == 1}
+
+    assert main(["bookview", "--books", "none", f"0x{pos.key():x}"]) == 0
+    out = capsys.readouterr().out
+    history = out.split("history   ")[1].split()[0]
+    assert Position.parse(history).key() == pos.key()  # a legal history reaching the key
+    assert "(no books loaded)" in out
+
+
+def test_bookview_bad_input_is_a_clear_error(capsys):
+    from c4.main import main
+
+    assert main(["bookview", "44444444"]) == 2
+    assert "column 4 is full" in capsys.readouterr().err
+    assert main(["bookview", "--key", "4081020c0c1"]) == 2
+    assert "no legal game reaches" in capsys.readouterr().err
