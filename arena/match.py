@@ -93,9 +93,10 @@ def play_game(first: ArenaPlayer, second: ArenaPlayer, opening: list[int], geome
         try:
             info = player.choose(pos)
             pos.check_move(info.column)
-        except (PlayerError, IllegalMove) as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure of a player loses its game, never the run
+            what = str(exc) if isinstance(exc, (PlayerError, IllegalMove)) else f"{type(exc).__name__}: {exc}"
             rec.result = 0.0 if seat == "first" else 1.0
-            rec.reason = f"forfeit by {seat} ({player.spec}) at ply {pos.ply + 1}: {exc}"
+            rec.reason = f"forfeit by {seat} ({player.spec}) at ply {pos.ply + 1}: {what}"
             rec.moves = list(pos.moves)
             return rec
         rec.stats[seat].add(info, pos.ply + 1)

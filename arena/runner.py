@@ -8,6 +8,7 @@ import platform
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from connect4 import STANDARD, Geometry
@@ -16,6 +17,10 @@ from .match import GameRecord, play_game
 from .openings import GameSlot, random_openings, schedule
 from .players import PlayerFactory, Via
 from .progress import Progress
+
+
+class ArenaError(RuntimeError):
+    """The run could not finish."""
 
 
 @dataclass
@@ -101,7 +106,12 @@ def run_arena(cfg: ArenaConfig, progress_stream=sys.stderr) -> dict:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
                     i = pending.pop(fut)
-                    records[i] = fut.result()
+                    try:
+                        records[i] = fut.result()
+                    except BrokenProcessPool:
+                        raise ArenaError("a worker process died while playing "
+                                         f"{slots[i].first} vs {slots[i].second} (a crash inside a player?); "
+                                         "rerun with --workers 1 to see it") from None
                     progress.advance(_label(records[i]))
     progress.finish()
     return {

@@ -39,7 +39,7 @@ def run(args) -> int:
 
     from arena.players import PlayerError, Via, check_spec
     from arena.report import write_all
-    from arena.runner import ArenaConfig, run_arena
+    from arena.runner import ArenaConfig, ArenaError, run_arena
 
     def fail(msg: str) -> int:
         print(f"c4 arena: {msg}", file=sys.stderr)
@@ -69,7 +69,7 @@ def run(args) -> int:
     command = "c4 arena " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if sys.argv[1:2] == ["arena"] else None
     try:
         raw = run_arena(cfg)
-    except (ValueError, PlayerError) as exc:
+    except (ValueError, PlayerError, ArenaError) as exc:
         return fail(str(exc))
     if command is None:
         command = _rebuild(args)

@@ -149,3 +149,15 @@ def test_plots_of_a_sweep_from_saved_games(tmp_path):
     assert all(r["score_a"] == 0.0 and r["score_a_95"][0] == 0.0 for r in s["pairs"] if r["a"] == "random")
     for name in ("scores.png", "pairs.png", "elo.png"):
         assert (tmp_path / name).read_bytes().startswith(PNG)
+
+
+def test_a_player_that_fails_forfeits_its_game_only():
+    """A player raising anything (here: an engine player given a position of another board size) loses
+    that game by forfeit, with the reason; the other player's moves stand."""
+    from connect4 import Geometry
+
+    f = PlayerFactory(engine_books="none")
+    other = PlayerFactory(Geometry(6, 5, 4), engine_books="none")  # plays 6x5, is handed 7x6 positions
+    rec = play_game(f.make("greedy"), other.make("minimax:2"), [3, 3])
+    assert rec.result == 1.0 and rec.reason.startswith("forfeit by second (minimax:2) at ply 4: InvalidPosition")
+    assert len(rec.moves) == 3
