@@ -27,6 +27,9 @@ def register(sub) -> None:
     p.add_argument("--weak", action="store_true", help="win/draw/loss only")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--tt-log2", type=int, default=None, help="table of 2**N entries (default 23)")
+    p.add_argument("--service", nargs="?", const="spawn", metavar="ADDR",
+                   help="Analyze through the gRPC solver service against the same solver in process "
+                        "(the service overhead); ADDR of a running service, default: start one")
     p.set_defaults(run=run)
 
 
@@ -96,6 +99,8 @@ def run(args) -> int:
         print(f"c4 bench solver: {exc}", file=sys.stderr)
         return 2
     rows = read_set(path, args.n)
+    if args.service:
+        return run_service_overhead(args, path, rows)
     backend = make_backend(args)
     try:
         compile_s = backend.warm()
@@ -138,3 +143,18 @@ def run(args) -> int:
         print(f"nodes_per_s  {figures['nodes_per_s']:,.0f}")
         print(f"compile_s    {compile_s:.2f}")
     return 0 if correct == n else 1
+
+
+def run_service_overhead(args, path: Path, rows) -> int:
+    """``--service``: see :mod:`solver_svc.benchmark`."""
+    from solver_svc.benchmark import measure
+
+    address = None if args.service == "spawn" else args.service
+    figures = {"set": path.name, **measure([m for m, _ in rows], address, args.tt_log2,
+                                            lambda msg: print(f"  {msg}", file=sys.stderr, flush=True))}
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        for k, v in figures.items():
+            print(f"{k:24} {v:,.1f}" if isinstance(v, float) else f"{k:24} {v}")
+    return 0 if figures["same_scores"] == figures["n"] else 1

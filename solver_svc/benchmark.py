@@ -1,0 +1,126 @@
+"""Service overhead: Analyze through gRPC against the same solver in process.
+
+Used by ``c4 bench solver --service``. Both sides start from an empty table
+and analyze the same positions in the same order (the service with one
+worker, no books and no cache), so they search exactly the same nodes — the
+benchmark checks that — and the difference of the wall times is what the
+service costs: serialization, the network stack, the server's threads and
+the oracle's bookkeeping.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+import grpc
+
+from c4proto.connect4.v1 import common_pb2, solver_pb2, solver_pb2_grpc
+from connect4 import STANDARD, Position
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def spawn_service(tt_log2: int | None, extra_env: dict | None = None) -> tuple[subprocess.Popen, str]:
+    """``python -m solver_svc`` on a free port, one worker, no books, no cache."""
+    port = _free_port()
+    env = dict(os.environ)
+    for k in ("C4_SOLVER_REDIS_URL", "REDIS_URL"):
+        env.pop(k, None)
+    env.update({
+        "C4_SOLVER_PORT": str(port), "C4_SOLVER_METRICS_PORT": "0", "C4_SOLVER_BOOKS": "none",
+        "C4_SOLVER_CACHE_SIZE": "0", "C4_SOLVER_WORKERS": "1", "C4_SOLVER_LOG_LEVEL": "WARNING",
+    })
+    if tt_log2 is not None:
+        env["C4_SOLVER_TT_LOG2"] = str(tt_log2)
+    env.update(extra_env or {})
+    proc = subprocess.Popen([sys.executable, "-m", "solver_svc"], env=env, stdout=subprocess.DEVNULL)
+    return proc, f"127.0.0.1:{port}"
+
+
+def wait_serving(address: str, timeout: float = 300.0) -> None:
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            try:
+                status = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1).status
+                if status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            time.sleep(0.1)
+    raise TimeoutError(f"the solver service at {address} was not SERVING after {timeout} s")
+
+
+def measure(moves_list: list[str], address: str | None, tt_log2: int | None, progress=None) -> dict:
+    """Analyze every position in process and through the service; figures."""
+    from solver_svc.solver import Solver
+
+    from .server import WARMUP_MOVES
+
+    positions = [Position.parse(m) for m in moves_list]
+    solver = Solver(STANDARD, tt_log2)
+    solver.analyze(Position.parse(WARMUP_MOVES))
+    solver.reset()
+    local_s, local_nodes, local_scores = [], [], []
+    for pos in positions:
+        t0 = time.perf_counter()
+        scores = solver.analyze(pos)
+        local_s.append(time.perf_counter() - t0)
+        local_nodes.append(solver.last_nodes)
+        local_scores.append(scores)
+    if progress:
+        progress(f"in process: {len(positions)} positions, {sum(local_s):.2f} s")
+
+    proc = None
+    if address is None:
+        proc, address = spawn_service(tt_log2)
+    try:
+        wait_serving(address)
+        with grpc.insecure_channel(address) as channel:
+            stub = solver_pb2_grpc.SolverServiceStub(channel)
+            stub.Analyze(solver_pb2.AnalyzeRequest(position=common_pb2.Position(moves=[int(c) for c in WARMUP_MOVES])))
+            remote_s, remote_nodes, server_ms, same_scores = [], [], [], 0
+            for pos, expected in zip(positions, local_scores):
+                req = solver_pb2.AnalyzeRequest(position=common_pb2.Position(moves=[c + 1 for c in pos.moves]))
+                t0 = time.perf_counter()
+                r = stub.Analyze(req)
+                remote_s.append(time.perf_counter() - t0)
+                remote_nodes.append(r.nodes)
+                server_ms.append(r.elapsed_ms)
+                got = [c.score if c.HasField("score") else None for c in r.columns]
+                same_scores += got == list(expected)
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(30)
+    if progress:
+        progress(f"through gRPC: {len(positions)} positions, {sum(remote_s):.2f} s")
+    diffs = [(r - l) * 1e6 for r, l in zip(remote_s, local_s)]
+    same_nodes = sum(a == b for a, b in zip(local_nodes, remote_nodes))
+    # When both searched the same nodes the difference is pure overhead.
+    clean = [d for d, a, b in zip(diffs, local_nodes, remote_nodes) if a == b] or diffs
+    n = len(positions)
+    return {
+        "n": n,
+        "same_scores": same_scores,
+        "same_nodes": same_nodes,
+        "mean_nodes": sum(local_nodes) / n if n else 0.0,
+        "in_process_mean_us": sum(local_s) / n * 1e6 if n else 0.0,
+        "service_mean_us": sum(remote_s) / n * 1e6 if n else 0.0,
+        "server_handler_mean_us": sum(server_ms) / n * 1e3 if n else 0.0,
+        "overhead_mean_us": statistics.fmean(clean) if clean else 0.0,
+        "overhead_median_us": statistics.median(clean) if clean else 0.0,
+        "overhead_p90_us": sorted(clean)[int(0.9 * (len(clean) - 1))] if clean else 0.0,
+    }
