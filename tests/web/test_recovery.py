@@ -28,7 +28,7 @@ def test_gateway_restart(page, own_stack):
     wait_status(page, "to_move")
     conn_state(page, "open")
 
-    own_stack.gateway.stop()
+    own_stack.gateway.kill()  # a crash, not a clean stop
     conn_state(page, "reconnecting")
     page.keyboard.press("3")  # refused: nobody answers, and the page says so
     page.wait_for_function("document.querySelector('#alert').textContent.includes('gateway')")

@@ -1,6 +1,6 @@
 // The game's WebSocket (/api/v1/games/{id}/ws): states and engine progress as
-// they happen. It reconnects by itself with exponential back-off (0.5 s
-// doubling to 10 s, with jitter) and pings so a dead link is noticed; each
+// they happen. It reconnects by itself with exponential back-off (0.5 s,
+// times 1.6 up to 5 s, with jitter) and pings so a dead link is noticed; each
 // (re)connect brings the full state first, so nothing is missed.
 
 export class Live {
@@ -78,7 +78,7 @@ export class Live {
     clearTimeout(this.timer);
     const wait = this.backoff * (0.8 + Math.random() * 0.4);
     this.timer = setTimeout(() => this.connect(), wait);
-    this.backoff = Math.min(this.backoff * 2, 10000);
+    this.backoff = Math.min(this.backoff * 1.6, 5000);
   }
 
   /** Reconnect now (e.g. the page saw the gateway come back). */

@@ -237,7 +237,7 @@ async function recover() {
       if (err.code === "unknown_game") { app.recovering = false; return; }
       if (!app.live || !app.live.isOpen) showAlert("The gateway cannot be reached. The page reconnects by itself when it is back…", "down");
       await new Promise((r) => setTimeout(r, wait));
-      wait = Math.min(wait * 2, 10000);
+      wait = Math.min(wait * 1.6, 5000);
     }
   }
   app.recovering = false;
@@ -258,7 +258,7 @@ function waitReady() {
         return;
       }
     } catch { /* gateway down too */ }
-    wait = Math.min(wait * 1.6, 10000);
+    wait = Math.min(wait * 1.6, 5000);
     readyPoll = setTimeout(tick, wait);
   };
   readyPoll = setTimeout(tick, wait);
