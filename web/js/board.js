@@ -159,6 +159,8 @@ export class BoardView {
   /** Gravity: falls from above the board, accelerating; returns its duration. */
   drop(disc, row, delay) {
     const fall = TOP * 0.6 + (this.size.height - row + 1) * CELL;
+    const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    if (reduced) return 0; // people who asked for less motion get the disc in place at once
     const ms = Math.round(140 + 55 * Math.sqrt(this.size.height - row + 1));
     disc.classList.add("falling");
     const anim = disc.animate(
