@@ -7,7 +7,8 @@ from connect4.hints import hints
 from connect4.position import Position
 
 from tests.web.helpers import (
-    discs, expected_discs, game_state, my_turn, open_new_game, seat_position, shot, wait_ply, wait_ply_at_least, wait_status,
+    discs, expected_discs, game_state, my_turn, open_new_game, seat_position, shot, use_settings, wait_ply,
+    wait_ply_at_least, wait_status,
 )
 
 
@@ -134,17 +135,21 @@ def test_ghost_and_drop(page):
     assert page.locator("#board .ghosts .ghost").get_attribute("data-col") == "5"
 
 
-def test_undo_also_while_the_engine_thinks(page):
-    open_new_game(page, opponent="engine:1000", youStart=True, think=4)
+def test_undo_also_while_the_engine_thinks(page, stack):
+    # out of the opening books, so the engine searches (and reports its depths)
+    start = [1, 7, 1, 7]
+    use_settings(page.context, opponent="engine:1000", youStart=True, think=4)
+    seat_position(stack, page.context, start, opponent="engine:1000", think_ms=4000)
+    page.goto("/")
     my_turn(page)
     page.keyboard.press("4")
     wait_status(page, "thinking")
     page.wait_for_function("document.querySelector('#detail').textContent.includes('depth')", timeout=15000)
     page.keyboard.press("u")
-    wait_ply(page, 0)
+    wait_ply(page, 4)
     wait_status(page, "to_move")
     page.wait_for_timeout(1500)  # the engine's pending answer is thrown away
-    assert game_state(page)["ply"] == 0 and discs(page) == []
+    assert game_state(page)["moves"] == start and sorted(discs(page)) == expected_discs(start)
     # undo after the reply: back to our previous turn
     page.keyboard.press("-")
     page.keyboard.press("-")
