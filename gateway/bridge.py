@@ -125,9 +125,11 @@ class Session:
         return await self.reply()
 
     async def cmd_attach(self, msg: dict) -> dict:
-        game_id, token = msg.get("game"), msg.get("token")
+        game_id, token, invite = msg.get("game"), msg.get("token"), msg.get("invite")
+        if isinstance(game_id, str) and isinstance(invite, str) and token is None:
+            token = (await self.games.join(game_id, invite))["token"]  # take the invited seat
         if not isinstance(game_id, str) or not isinstance(token, str):
-            raise BridgeError("bad json: attach needs \"game\" and \"token\" strings")
+            raise BridgeError("bad json: attach needs \"game\" and \"token\" (or \"invite\") strings")
         doc = await self.games.store.load(game_id)
         seat = model.seat_of(doc, token)
         if seat is None:

@@ -67,6 +67,8 @@ def build_mcp() -> MCPServer:
                                      engine_starts=engine_starts, think_ms=think_ms, player="llm",
                                      allow_analysis=allow_analysis)
         await games.store.mcp_set(name, created["state"]["id"], created["token"])
+        if created.get("invite"):
+            await games.store.redis.hset(f"c4:mcp:{name}", "invite", created["invite"])
         return created["state"]["id"], created["token"]
 
     async def run(tool: str, coro):
@@ -93,8 +95,22 @@ def build_mcp() -> MCPServer:
             if model.program_to_move(doc):
                 doc = await mcp.gateway.run_opponent(doc)
                 state = mcp.gateway.view(doc, state["you"])
-            return _result(state, f"new game {gid!r} ({game}); you are {state['you']}")
+            note = f"new game {gid!r} ({game}); you are {state['you']}"
+            if opponent == "human":
+                created_invite = await mcp.gateway.store.redis.hget(f"c4:mcp:{game}", "invite")
+                note += (f"; the other seat is open: another player joins with connect4_join("
+                         f"game_id={gid!r}, invite={created_invite!r}) or in a browser")
+            return _result(state, note)
         return await run("connect4_new", go())
+
+    @mcp.tool(description="Join the open seat of a game someone else created with opponent=human, using its "
+                          "game_id and invite. game: the name you give it here.", structured_output=False)
+    async def connect4_join(game_id: str, invite: str, game: str = "default") -> list[TextContent]:
+        async def go():
+            joined = await mcp.gateway.join(game_id, invite)
+            await mcp.gateway.store.mcp_set(game, game_id, joined["token"])
+            return _result(joined["state"], f"joined game {game_id!r} as {joined['seat']} ({game})")
+        return await run("connect4_join", go())
 
     @mcp.tool(description="Drop your disc in column col (1-7, left to right). Returns the board after the engine's "
                           "reply.", structured_output=False)

@@ -168,3 +168,42 @@ def test_mcp_stdio_bridges_to_the_gateway(bare_gateway):
             assert bad.is_error
 
     asyncio.run(go())
+
+
+def test_two_agents_play_each_other_over_mcp_and_the_bridge(bare_gateway, client):
+    from mcp import Client
+
+    async def go():
+        async with Client(f"{bare_gateway.url}/mcp") as mcp:
+            r = await mcp.call_tool("connect4_new", {"game": "duel", "opponent": "human"})
+            assert not r.is_error, _texts(r)
+            note = _texts(r)[0].splitlines()[0]
+            assert "connect4_join(" in note
+            state = json.loads(_texts(r)[1])
+            invite = note.split("invite='", 1)[1].split("'", 1)[0]
+            return state["id"], invite
+
+    gid, invite = asyncio.run(go())
+
+    async def join_and_move():
+        async with Client(f"{bare_gateway.url}/mcp") as mcp:
+            j = await mcp.call_tool("connect4_join", {"game_id": gid, "invite": invite, "game": "duel-2"})
+            assert not j.is_error, _texts(j)
+            assert json.loads(_texts(j)[1])["you"] == "yellow"
+            m = await mcp.call_tool("connect4_move", {"col": 4, "game": "duel"})  # red
+            assert json.loads(_texts(m)[1])["moves"] == [4]
+            m2 = await mcp.call_tool("connect4_move", {"col": 4, "game": "duel-2"})  # yellow
+            assert json.loads(_texts(m2)[1])["moves"] == [4, 4]
+            again = await mcp.call_tool("connect4_join", {"game_id": gid, "invite": invite, "game": "x"})
+            assert again.is_error and "invite_used" in _texts(again)[0]
+
+    asyncio.run(join_and_move())
+    # The bridge joins a person's game through its invite the same way.
+    created = client.post("/api/v1/games", json={"opponent": "human"}).json()
+    b = BridgeClient(bare_gateway.bridge_port)
+    try:
+        a = b.send({"cmd": "attach", "game": created["state"]["id"], "invite": created["invite"]})
+        assert a["human"] == "yellow" and a["game"] == created["state"]["id"] and a["token"]
+        assert b.send({"cmd": "attach", "game": created["state"]["id"], "invite": created["invite"]})["error"]
+    finally:
+        b.close()
