@@ -69,6 +69,8 @@ def stack(request):
         if not (REPO / module / "__main__.py").exists():
             pytest.skip(f"{module} cannot be started yet (no __main__.py)")
     engine = Service("web-engine", "engine_svc", "C4_ENGINE_", redis_server.url)
+    # no opening books: the engine always searches, so its thinking is there to see
+    engine.env["C4_ENGINE_BOOKS"] = "none"
     solver = Service("web-solver", "solver_svc", "C4_SOLVER_", redis_server.url)
     # both services compile and warm up at start: let them do it side by side
     errors: list[BaseException] = []
