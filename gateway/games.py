@@ -118,8 +118,10 @@ class Games:
             players = await self.services.list_players() if self.services._players is None else self.services._players
         except GameError:
             return  # engine down: accept it, it is checked when the engine plays
-        family = spec.split(":", 1)[0]
-        if not any(p["spec"] == spec or p["family"] == family for p in players):
+        family, _, arg = spec.partition(":")
+        if arg and not arg.isdigit():
+            raise GameError("bad_request", f"opponent {spec!r}: the part after ':' must be a number")
+        if not any(p["spec"] == spec or (arg and p["family"] == family) for p in players):
             known = ", ".join(p["spec"] for p in players)
             raise GameError("bad_request", f"unknown opponent {spec!r}; known: {known}, perfect, human")
 

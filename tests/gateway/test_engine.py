@@ -46,8 +46,10 @@ def poll(api, gid, until, timeout=60.0):
 def test_opponents_list(api):
     specs = [o["spec"] for o in api.get("/api/v1/opponents").json()["opponents"]]
     assert "random" in specs and specs[-2:] == ["perfect", "human"]
-    bad = api.post("/api/v1/games", json={"opponent": "nobody:3"})
-    assert bad.status_code == 400 and error_of(bad) == "bad_request"
+    for spec in ("nobody:3", "engine:fast", "nobody"):
+        bad = api.post("/api/v1/games", json={"opponent": spec})
+        assert bad.status_code == 400 and error_of(bad) == "bad_request"
+    assert api.post("/api/v1/games", json={"opponent": "engine:150"}).status_code == 201
 
 
 def test_a_whole_game_against_random(api):
