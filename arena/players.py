@@ -58,7 +58,8 @@ class MoveInfo:
         parts.append(f"{self.nodes:,} nodes")
         parts.append(f"{self.elapsed_ms:.0f} ms")
         if self.elapsed_ms > 0 and self.nodes:
-            parts.append(f"{self.nodes / self.elapsed_ms / 1000:.2f} Mn/s")
+            rate = self.nodes / self.elapsed_ms * 1000  # nodes per second
+            parts.append(f"{rate / 1e6:.2f} M nodes/s" if rate >= 1e6 else f"{rate / 1e3:.1f} k nodes/s")
         if self.proven and self.outcome:
             tail = f" in {self.plies_to_end} plies" if self.plies_to_end else ""
             parts.append(f"proven {self.outcome}{tail}")
