@@ -120,7 +120,7 @@ def run(args) -> int:
 
     def on_ready() -> None:
         sup.extra_state["ready"] = True
-        sup._write_state()
+        sup.write_state()
         lines = [
             "",
             "Connect Four is up.",
@@ -137,6 +137,8 @@ def run(args) -> int:
         ]
         with sink.lock:
             print("\n".join(lines), flush=True)
+            if sink.file:
+                sink.file.write("\n".join(lines) + "\n")
 
     sink.note(f"stack {stack_id}: data in {data_dir}")
     try:

@@ -279,7 +279,7 @@ class Supervisor:
                 c.last_exit = c.proc.returncode
                 c.state = "stopped"
                 self._join_pump(c)
-        self._write_state()
+        self.write_state()
         self.sink.note("all processes stopped")
 
     # -- internals ---------------------------------------------------------
@@ -305,7 +305,7 @@ class Supervisor:
                                   name=f"log-{spec.name}", daemon=True)
         c.pump.start()
         self.sink.note(f"started {spec.name} (pid {c.pid}): {' '.join(spec.argv)}")
-        self._write_state()
+        self.write_state()
 
     def _signal_group(self, c: Child, sig: int) -> None:
         if c.proc is None:
@@ -355,7 +355,7 @@ class Supervisor:
                     self.sink.note(f"{c.spec.name} is ready ({c.ready_at - c.started_at:.1f}s)")
                     changed = True
         if changed:
-            self._write_state()
+            self.write_state()
 
     def snapshot(self) -> dict:
         return {
@@ -374,7 +374,8 @@ class Supervisor:
             },
         }
 
-    def _write_state(self) -> None:
+    def write_state(self) -> None:
+        """Write the state file now (and tell on_change)."""
         if self.on_change:
             self.on_change(self)
         if not self.state_file:

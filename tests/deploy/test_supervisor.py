@@ -43,7 +43,7 @@ sup = Supervisor(specs, sink, state_file=tmp / "state.json", stack_id=stack_id, 
 sup.install_signal_handlers()
 def ready():
     sup.extra_state["ready"] = True
-    sup._write_state()
+    sup.write_state()
 sys.exit(sup.run(on_ready=ready))
 """
 
