@@ -361,8 +361,10 @@ class Games:
             return
         try:
             await self.run_opponent(doc, wait=False, claimed=claimed)
-        except GameError as exc:
-            log.warning("opponent turn failed", extra={"game": game_id, "code": exc.code, "error": exc.message})
+        except GameError:
+            pass  # logged where it failed; the sweeper tries again
+        except asyncio.CancelledError:
+            raise
         except Exception:
             log.exception("opponent turn crashed", extra={"game": game_id})
             await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
@@ -415,6 +417,8 @@ class Games:
                 heartbeat.cancel()
                 await self.store.release(game_id, v, self.owner)
                 await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
+                log.warning("opponent turn failed", extra={"game": game_id, "version": v, "code": exc.code,
+                                                           "error": exc.message})
                 message = exc.message + "; the game is kept and the opponent moves when the service is back"
                 await self.store.publish(game_id, {"type": "error", "error": {"code": exc.code, "message": message}})
                 raise GameError(exc.code, message, self.view(doc, you)) from None
