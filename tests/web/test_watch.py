@@ -80,6 +80,11 @@ def test_two_people_through_an_invite_link(page, browser, stack):
     page.wait_for_selector("#invite-row:not([hidden])")
     invite = page.input_value("#invite-link")
     assert "invite=" in invite
+    # L gives the share link (copied, or shown to copy by hand)
+    watch = page.input_value("#watch-link")
+    assert watch.endswith(page.evaluate("location.search")) and "invite" not in watch
+    page.keyboard.press("l")
+    page.wait_for_function("u => document.querySelector('#alert').textContent.includes(u)", arg=watch)
     my_turn(page)
     page.click("#board .hit[data-col='4']")
     wait_ply(page, 1)
