@@ -13,6 +13,10 @@ def own_stack(stack):
     if not hasattr(stack, "engine"):
         pytest.skip("needs a stack these tests started (not C4_WEB_URL)")
     yield stack
+    # whatever happened in the test, the next one finds the whole stack up
+    for proc in (stack.engine, stack.gateway):
+        if proc.proc is None or proc.proc.poll() is not None:
+            proc.start()
     stack.wait_ready(120)
 
 
