@@ -80,8 +80,10 @@ def test_engine_down_gives_503_and_keeps_the_game(solver_gateway):
     with httpx.Client(base_url=solver_gateway.url, timeout=60) as client:
         created = client.post("/api/v1/games", json={"opponent": "random"}).json()
         gid, token = created["state"]["id"], created["token"]
-        r = client.post(f"/api/v1/games/{gid}/moves", json={"column": 4}, headers={"X-Player-Token": token})
+        r = client.post(f"/api/v1/games/{gid}/moves", json={"column": 4},
+                        headers={"X-Player-Token": token, "x-request-id": "rid-engine-down-1"})
         assert r.status_code == 503 and error_of(r) == "service_unavailable"
+        assert r.headers["x-request-id"] == "rid-engine-down-1"
         assert "engine" in r.json()["error"]["message"]
         assert r.json()["state"]["moves"] == [4] and r.json()["state"]["status"] == "thinking"
         again = client.get(f"/api/v1/games/{gid}").json()
@@ -92,3 +94,12 @@ def test_engine_down_gives_503_and_keeps_the_game(solver_gateway):
         assert undo.status_code == 200 and undo.json()["moves"] == []
         ops = client.get("/api/v1/opponents")
         assert ops.status_code == 503 and error_of(ops) == "service_unavailable"
+    # The JSON log line of the failure carries the request's id.
+    import json as _json
+
+    from tests.gateway.conftest import LOGS
+
+    lines = [_json.loads(line) for line in (LOGS / "gateway-solver.log").read_text().splitlines()
+             if line.startswith("{")]
+    failed = [x for x in lines if x.get("msg") == "opponent turn failed" and x.get("game") == gid]
+    assert failed and failed[0]["request_id"] == "rid-engine-down-1" and failed[0]["level"] == "warning"
