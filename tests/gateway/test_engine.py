@@ -317,3 +317,20 @@ def test_bench_gateway_prints_its_figures(gateway):
     for run in ("rest", "bridge"):
         assert figures[run]["errors"] == 0 and figures[run]["requests"] > 0
         assert figures[run]["moves"] >= figures[run]["requests"]  # each request: our move and usually the answer
+
+
+def test_request_id_reaches_the_engine(api):
+    from tests.gateway.conftest import LOGS
+
+    gid, token, _ = create(api, opponent="random")
+    r = api.post(f"/api/v1/games/{gid}/moves", json={"column": 4},
+                 headers={"X-Player-Token": token, "x-request-id": f"rid-{gid}"})
+    assert r.status_code == 200 and r.headers["x-request-id"] == f"rid-{gid}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        lines = [json.loads(x) for x in (LOGS / "engine.log").read_text().splitlines() if x.startswith("{")]
+        if any(x.get("request_id") == f"rid-{gid}" for x in lines):
+            break
+        time.sleep(0.2)
+    else:
+        raise AssertionError("the engine's log never saw the gateway's request id")
