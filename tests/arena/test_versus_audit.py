@@ -148,3 +148,15 @@ def test_c4_versus_and_audit_commands(tmp_path):
     assert out.returncode == 0, out.stderr
     data = json.loads((tmp_path / "a.json").read_text())
     assert f"moves audited: {data['summary']['moves_audited']}" in out.stdout
+
+
+def test_draw_held_and_loss_from_the_start_summaries(factory, oracle):
+    drawn = Position.parse("274552224131661")  # Pons' L2_R2: score 0
+    res = play_versus(factory.make("perfect"), oracle, solver_color=1, start=drawn)
+    assert res.initial_score == 0 and res.winner is None and res.final_ply == 42
+    assert res.summary == "theoretical draw held to ply 42"
+    # the side to move in LATE wins: playing the other side, even perfect defence loses, as late as possible
+    late = Position.parse(LATE)
+    res = play_versus(factory.make("perfect"), oracle, solver_color=late.to_move, start=late)
+    assert res.winner == late.to_move and not res.mistakes
+    assert res.summary == f"theoretical loss from the start: lost at ply {res.final_ply} (best defence lasts to ply {res.final_ply})"
