@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import connect4
@@ -112,12 +113,15 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return _error(exc.status_code, code, str(exc.detail), request)
 
+    async def redis_down(request: Request, exc: Exception):
+        log.warning("redis unavailable", extra={"error": repr(exc)})
+        return _error(503, "service_unavailable", f"redis unavailable: {exc}", request)
+
+    app.add_exception_handler(RedisError, redis_down)
+    app.add_exception_handler(ConnectionError, redis_down)
+
     @app.exception_handler(Exception)
     async def crash(request: Request, exc: Exception):
-        from redis.exceptions import RedisError
-
-        if isinstance(exc, (RedisError, OSError)):
-            return _error(503, "service_unavailable", f"redis unavailable: {exc}", request)
         log.exception("unhandled error")
         return _error(500, "internal", "internal error", request)
 

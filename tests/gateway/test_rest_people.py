@@ -226,3 +226,29 @@ def test_think_time_of_a_running_game(client):
     no = client.post(f"/api/v1/games/{gid}/settings", json={"think_ms": 100})
     assert no.status_code == 403 and error_of(no) == "bad_token"
     assert client.get(f"/api/v1/games/{gid}").json()["think_ms"] == 2500
+
+
+def test_redis_down_gives_503_then_the_game_is_back(tmp_path):
+    from tests.conftest import RedisServer
+    from tests.gateway.conftest import DEAD, Gateway
+
+    own = RedisServer(tmp_path / "redis").start()  # appendonly: data survives a restart
+    gw = Gateway(own.url, DEAD, DEAD, name="gateway-redis-down").start()
+    try:
+        with httpx.Client(base_url=gw.url, timeout=30) as c:
+            gid, red, yellow = new_pvp(c)
+            assert play(c, gid, red, 4).status_code == 200
+            own.stop()
+            down = c.get(f"/api/v1/games/{gid}")
+            assert down.status_code == 503 and error_of(down) == "service_unavailable"
+            refused = play(c, gid, yellow, 3)
+            assert refused.status_code == 503
+            ready = c.get("/readyz")
+            assert ready.status_code == 503 and ready.json()["redis"].startswith("down")
+            own.start()  # same port, same data folder
+            back = c.get(f"/api/v1/games/{gid}")
+            assert back.status_code == 200 and back.json()["moves"] == [4]
+            assert play(c, gid, yellow, 3).json()["moves"] == [4, 3]
+    finally:
+        gw.stop()
+        own.stop()
