@@ -111,3 +111,55 @@ def test_two_people_through_an_invite_link(page, browser, stack):
         shot(friend, "invited_player")
     finally:
         other.close()
+
+
+def test_watcher_sees_an_llm_playing_over_mcp(page, stack):
+    """What an LLM's MCP tool result links to: the page, following the game live."""
+    import asyncio
+    import json
+    import queue
+
+    from mcp import Client
+
+    to_page: queue.Queue = queue.Queue()
+    go = threading.Event()
+
+    async def agent():
+        async with Client(f"{stack.url}/mcp") as mcp:
+            r = await mcp.call_tool("connect4_new", {"engine_starts": False, "game": "web-llm", "opponent": "random"})
+            board, state, url = [c.text for c in r.content]
+            to_page.put((json.loads(state), url))
+            go.wait(30)
+            for col in (4, 4):
+                r = await mcp.call_tool("connect4_move", {"col": col, "game": "web-llm"})
+                to_page.put(json.loads(r.content[1].text))
+
+    errors: list[BaseException] = []
+    llm = threading.Thread(target=lambda: _run(asyncio, agent, errors))
+    llm.start()
+    try:
+        state, url = to_page.get(timeout=30)
+        watch = url.split()[-1]  # "watch live: http://.../?game=ID"
+        assert watch.endswith(f"/?game={state['id']}")
+        page.goto(watch)
+        page.wait_for_function("document.body.dataset.version !== undefined")
+        assert page.inner_text("#mode") == "watching"
+        assert "Red: LLM" in page.inner_text("#seats")
+        go.set()
+        first = to_page.get(timeout=30)
+        wait_ply(page, len(first["moves"]))
+        second = to_page.get(timeout=30)
+        wait_ply(page, len(second["moves"]))
+        assert sorted(discs(page)) == expected_discs(second["moves"])
+        shot(page, "watch_mcp")
+    finally:
+        go.set()
+        llm.join(30)
+    assert not errors, errors
+
+
+def _run(asyncio, agent, errors):
+    try:
+        asyncio.run(agent())
+    except BaseException as exc:  # reported by the test
+        errors.append(exc)
