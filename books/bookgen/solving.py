@@ -50,6 +50,7 @@ class BookSolver:
         self.g = geometry
         self.solver = Solver(geometry, tt_log2=tt_log2)
         self.nodes = 0  # nodes searched by this object, all calls together
+        self.node_budget = 0  # per search (0: none); over it, BudgetExceeded
         self._fast = all(hasattr(self.solver, a) for a in ("_k", "table", "_begin", "_no_stop", "_mv", "_sc"))
 
     # -- known scores into the table ----------------------------------------------
@@ -92,7 +93,11 @@ class BookSolver:
         k = known(pos.canonical_key())
         if k is not None:
             return k
-        r = self.solver.solve(pos)
+        try:
+            r = self.solver.solve(pos, node_budget=self.node_budget)
+        except Exception:
+            self.nodes += self.solver.last_nodes
+            raise
         self.nodes += r.nodes
         return r.score
 
@@ -120,13 +125,27 @@ class BookSolver:
             from solver_svc.solver.table import NODES
 
             sv = self.solver
-            sv._begin(0)
+            from solver_svc.solver import BudgetExceeded
+            from solver_svc.solver.table import ABORT
+
+            sv._begin(self.node_budget)
             t = sv.table
             r = int(sv._k.negamax(np.uint64(child.current), np.uint64(child.mask), child.ply, s_max, s_max + 1,
                                   t.words, t.log, t.state, sv._no_stop, sv._mv, sv._sc))
             self.nodes += int(t.state[NODES])
+            if t.state[ABORT]:
+                raise BudgetExceeded(int(t.state[NODES]), "node budget")
             return r <= s_max  # fail-low: the child's score is at most s_max
         return self.solve(child) <= s_max
+
+    def weak(self, pos: Position, known: Known = _no_known) -> int:
+        """-1, 0 or 1: the sign of the position's score."""
+        k = known(pos.canonical_key())
+        if k is not None:
+            return (k > 0) - (k < 0)
+        r = self.solver.solve(pos, weak=True, node_budget=self.node_budget)
+        self.nodes += r.nodes
+        return r.score
 
     def best_move(self, pos: Position, known: Known = _no_known) -> BestMove:
         """The perfect player's move: highest score, centre-first on ties.

@@ -1,0 +1,203 @@
+"""The corrective book: where the engine, playing second, throws a result away.
+
+``c4 bookgen corrective --stones N --depths 12,13``: every position with at
+most N stones where the second player is to move (from the empty board, or
+from ``--start``), a position and its mirror image once, is audited:
+
+* the verdict: the perfect player's move and exact score (the solver, with
+  scores already known from the opening book and earlier entries);
+* the engine's move: the real engine search (:class:`engine_svc.search.Engine`)
+  at each fixed depth of ``--depths``, with a fresh table, so it is
+  deterministic;
+* an entry (``<key> <best column> <score>``, the Connect4-rs format) only
+  where the engine's move at one of those depths throws away a win (the
+  position is won, the move is not) or a draw (drawn, the move loses).
+
+The engine service loads this book beside the opening book and plays the
+book move there. ``c4 learn`` appends to the same file (:mod:`.learn`).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from connect4 import Geometry, Position
+from connect4.book import MoveBook
+from connect4.notation import format_moves
+
+from .opening import canonical_position, write_book
+from .progress import Progress
+from .solving import BookSolver
+
+
+def sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+OUTCOME = {1: "win", 0: "draw", -1: "loss"}
+
+
+@dataclass
+class Finding:
+    key: int
+    moves: list[int]
+    best_column: int
+    score: int
+    engine_moves: dict[int, int]  # depth -> column (0-based)
+    engine_outcomes: dict[int, int]  # depth -> sign of the engine move's score
+
+    @property
+    def thrown(self) -> bool:
+        return any(o < sign(self.score) for o in self.engine_outcomes.values())
+
+    def comment(self, g: Geometry) -> str:
+        parts = [f"depth {d} plays {c + 1} ({OUTCOME[self.engine_outcomes[d]]})" for d, c in self.engine_moves.items()]
+        return f"{format_moves(self.moves, g) or 'start'}: {OUTCOME[sign(self.score)]} with {self.best_column + 1}; " + ", ".join(parts)
+
+
+def engine_move(pos: Position, depth: int) -> int:
+    """The engine's move at a fixed depth, from a fresh table (deterministic)."""
+    from engine_svc.search import Engine
+
+    return Engine(pos.geometry, tt_mb=4).search(pos, max_depth=depth).column
+
+
+def positions(g: Geometry, stones: int, start: Position | None = None) -> list[Position]:
+    """Every position reachable from ``start`` with at most ``stones`` stones,
+    the second player to move, game not over; mirror images once; by key."""
+    start = start or Position(g)
+    seen: dict[int, Position] = {}
+    frontier = [canonical_position(start)]
+    done: set[int] = set()
+    while frontier:
+        nxt = []
+        for pos in frontier:
+            if pos.is_over or pos.key() in done:
+                continue
+            done.add(pos.key())
+            if pos.ply % 2 == 1:
+                seen[pos.key()] = pos
+            if pos.ply < stones:
+                nxt.extend(canonical_position(pos.played(c)) for c in pos.legal_moves())
+        frontier = nxt
+    return [seen[k] for k in sorted(seen)]
+
+
+def known_from_books(paths: Iterable[Path], g: Geometry) -> dict[int, int]:
+    """Exact position scores from move books, by canonical key."""
+    from .store import mirror_key
+
+    known: dict[int, int] = {}
+    for p in paths:
+        if Path(p).exists():
+            for key, e in MoveBook.load(p, g).entries.items():
+                known[min(key, mirror_key(key, g))] = e.score
+    return known
+
+
+def audit(pos: Position, depths: list[int], bs: BookSolver, known: dict[int, int]) -> Finding:
+    """Verdict and engine moves for one position (second player to move)."""
+    bm = bs.best_move(pos, known.get)
+    known[pos.canonical_key()] = bm.score
+    moves, outcomes = {}, {}
+    for d in depths:
+        col = engine_move(pos, d)
+        moves[d] = col
+        if col == bm.column:
+            outcomes[d] = sign(bm.score)
+        elif bm.score < 0:
+            outcomes[d] = -1  # lost anyway: nothing to throw away
+        else:
+            outcomes[d] = _move_outcome(pos, col, bs, known)
+    return Finding(pos.key(), list(pos.moves), bm.column, bm.score, moves, outcomes)
+
+
+def _move_outcome(pos: Position, col: int, bs: BookSolver, known: dict[int, int]) -> int:
+    """Sign of the score of playing ``col``, from ``pos``'s side to move."""
+    if pos.is_winning_move(col):
+        return 1
+    child = pos.played(col)
+    if child.is_over:
+        return 0
+    return -bs.weak(child, known.get)
+
+
+def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | None = None,
+             known: dict[int, int] | None = None, progress: Progress | None = None,
+             tt_log2: int | None = None) -> tuple[list[Finding], int]:
+    """(findings where the engine throws a result away, positions audited)."""
+    bs = BookSolver(g, tt_log2=tt_log2)
+    known = dict(known or {})
+    todo = positions(g, stones, start)
+    # deepest first: their exact scores (kept in ``known`` and in the solver's
+    # table) make the shallower verdicts cheaper
+    todo.sort(key=lambda p: (-p.ply, p.key()))
+    findings = []
+    for i, pos in enumerate(todo):
+        f = audit(pos, depths, bs, known)
+        if f.thrown:
+            findings.append(f)
+        if progress:
+            progress.update(i + 1, len(todo), f"entries {len(findings)}")
+    if progress:
+        progress.finish(len(todo), len(todo), f"entries {len(findings)}")
+    findings.sort(key=lambda f: f.key)
+    return findings, len(todo)
+
+
+def header(g: Geometry, stones: int, depths: list[int], audited: int, n: int, start: Position | None,
+           notes: list[str]) -> str:
+    where = "the empty board" if start is None or not start.moves else f"the position {format_moves(start.moves, g)}"
+    return "\n".join([
+        f"Connect Four corrective book, {g.name} (Connect4-rs format: <key hex> <best column 1-{g.width}> <score>).",
+        f"Audit: every position reachable from {where} with at most {stones} stones where the second",
+        f"player (the engine) is to move: {audited} positions (mirror images once). An entry only where the",
+        f"engine's fixed-depth search (engine_svc.search.Engine, depths {','.join(map(str, depths))}) throws away a",
+        "win or a draw; the entry is the solver's perfect move and the position's exact score.",
+        f"Entries: {n}. Made by: c4 bookgen corrective --stones {stones} --depths {','.join(map(str, depths))}"
+        + (f" --start {format_moves(start.moves, g)}" if start is not None and start.moves else "") + ".",
+        "Lines after the sorted entries may be appended by `c4 learn` (with a provenance comment).",
+        *notes,
+    ])
+
+
+def write(path, g: Geometry, findings: list[Finding], head: str) -> None:
+    """Sorted entries, each after a comment saying what the engine does there."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    from connect4.book import format_move_entry
+
+    with open(tmp, "w", encoding="utf-8") as f:
+        for line in head.splitlines():
+            f.write(f"# {line}".rstrip() + "\n")
+        for x in findings:
+            f.write(f"# {x.comment(g)}\n")
+            f.write(format_move_entry(x.key, x.best_column, x.score) + "\n")
+    tmp.replace(path)
+
+
+def main(args) -> int:
+    from connect4.errors import Connect4Error
+
+    from .config import BOOK_DIR
+
+    try:
+        g = Geometry.parse(args.size)
+        start = Position.parse(args.start, g) if getattr(args, "start", "") else None
+        depths = [int(d) for d in args.depths.split(",") if d.strip()]
+    except (Connect4Error, ValueError) as exc:
+        print(f"c4 bookgen corrective: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else BOOK_DIR / f"{g.name}-corrective.txt"
+    books = args.books if args.books is not None else [BOOK_DIR / f"{g.name}-opening.txt"]
+    t0 = time.monotonic()
+    findings, audited = generate(g, args.stones, depths, start=start, known=known_from_books(books, g),
+                                 progress=Progress("positions"))
+    write(out, g, findings, header(g, args.stones, depths, audited, len(findings), start, args.note))
+    print(f"c4 bookgen corrective: wrote {out}: {len(findings)} entries from {audited} positions, "
+          f"{time.monotonic() - t0:.1f} s", file=sys.stderr)
+    return 0
