@@ -552,6 +552,8 @@ function render(animate) {
     ? (st.width >= 6 ? `your move: click a column or press 1–${Math.min(9, st.width)}` : "your move") : null;
   board.render(game, { interactive: following && myTurn, hints, solution: sol, animate: animate && following, winLine, prompt });
   $("board").setAttribute("aria-label", `Connect Four board, ${st.width} × ${st.height}, ${game.ply} moves played`);
+  // a background tab tells its player when it is their move
+  document.title = st.status === "over" ? "Game over · Connect Four" : myTurn ? "Your move · Connect Four" : "Connect Four";
 
   $("hints").setAttribute("aria-pressed", String(!!hintsOn));
   $("solution").setAttribute("aria-pressed", String(app.solution));
