@@ -58,7 +58,7 @@ const store = {
 // ---- starting --------------------------------------------------------------
 async function boot() {
   settings = new Settings($("settings"), { onChange: settingChanged });
-  board = new BoardView($("board"), { onColumn: (c) => play(c), onHover: () => {} });
+  board = new BoardView($("board"), { onColumn: (c) => play(c) });
   // an empty board of the chosen size until a game is there
   const { width, height, k } = settings.v;
   if (!settings.sizeError()) board.render(new Game(width, height, k), {});
