@@ -87,6 +87,21 @@ def positions(g: Geometry, stones: int, start: Position | None = None) -> list[P
     return [seen[k] for k in sorted(seen)]
 
 
+def positions_along(book: MoveBook, stones: int) -> list[Position]:
+    """The positions the engine (second player) meets against the book's
+    perfect first player: every entry's position after its best move, with at
+    most ``stones`` stones, game not over; mirror images once; by key."""
+    from connect4.keys import position_from_key
+
+    seen: dict[int, Position] = {}
+    for key, e in book.entries.items():
+        q = position_from_key(key, book.geometry).play(e.column)
+        if not q.is_over and q.ply <= stones and q.ply % 2 == 1:
+            q = canonical_position(q)
+            seen[q.key()] = q
+    return [seen[k] for k in sorted(seen)]
+
+
 def known_from_books(paths: Iterable[Path], g: Geometry) -> dict[int, int]:
     """Exact position scores from move books, by canonical key."""
     from .store import mirror_key
@@ -128,11 +143,11 @@ def _move_outcome(pos: Position, col: int, bs: BookSolver, known: dict[int, int]
 
 def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | None = None,
              known: dict[int, int] | None = None, progress: Progress | None = None,
-             tt_log2: int | None = None) -> tuple[list[Finding], int]:
+             tt_log2: int | None = None, along: MoveBook | None = None) -> tuple[list[Finding], int]:
     """(findings where the engine throws a result away, positions audited)."""
     bs = BookSolver(g, tt_log2=tt_log2)
     known = dict(known or {})
-    todo = positions(g, stones, start)
+    todo = positions_along(along, stones) if along is not None else positions(g, stones, start)
     # deepest first: their exact scores (kept in ``known`` and in the solver's
     # table) make the shallower verdicts cheaper
     todo.sort(key=lambda p: (-p.ply, p.key()))
@@ -150,16 +165,22 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
 
 
 def header(g: Geometry, stones: int, depths: list[int], audited: int, n: int, start: Position | None,
-           notes: list[str]) -> str:
+           notes: list[str], along: str | None = None) -> str:
     where = "the empty board" if start is None or not start.moves else f"the position {format_moves(start.moves, g)}"
+    scope = (f"Audit: every position with at most {stones} stones that the second player (the engine) meets\n"
+             f"when the first player follows the book {along}: {audited} positions (mirror images once).")
+    if along is None:
+        scope = (f"Audit: every position reachable from {where} with at most {stones} stones where the second\n"
+                 f"player (the engine) is to move: {audited} positions (mirror images once).")
     return "\n".join([
         f"Connect Four corrective book, {g.name} (Connect4-rs format: <key hex> <best column 1-{g.width}> <score>).",
-        f"Audit: every position reachable from {where} with at most {stones} stones where the second",
-        f"player (the engine) is to move: {audited} positions (mirror images once). An entry only where the",
+        scope,
+        "An entry only where the",
         f"engine's fixed-depth search (engine_svc.search.Engine, depths {','.join(map(str, depths))}) throws away a",
         "win or a draw; the entry is the solver's perfect move and the position's exact score.",
         f"Entries: {n}. Made by: c4 bookgen corrective --stones {stones} --depths {','.join(map(str, depths))}"
-        + (f" --start {format_moves(start.moves, g)}" if start is not None and start.moves else "") + ".",
+        + (f" --start {format_moves(start.moves, g)}" if start is not None and start.moves else "")
+        + (f" --along {along}" if along else "") + ".",
         "Lines after the sorted entries may be appended by `c4 learn` (with a provenance comment).",
         *notes,
     ])
@@ -195,9 +216,13 @@ def main(args) -> int:
     out = Path(args.out) if args.out else BOOK_DIR / f"{g.name}-corrective.txt"
     books = args.books if args.books is not None else [BOOK_DIR / f"{g.name}-opening.txt"]
     t0 = time.monotonic()
+    along = MoveBook.load(args.along, g) if getattr(args, "along", None) else None
+    if along is not None:
+        books = list(books) + [args.along]
     findings, audited = generate(g, args.stones, depths, start=start, known=known_from_books(books, g),
-                                 progress=Progress("positions"))
-    write(out, g, findings, header(g, args.stones, depths, audited, len(findings), start, args.note))
+                                 progress=Progress("positions"), along=along)
+    write(out, g, findings, header(g, args.stones, depths, audited, len(findings), start, args.note,
+                                   Path(args.along).name if along is not None else None))
     print(f"c4 bookgen corrective: wrote {out}: {len(findings)} entries from {audited} positions, "
           f"{time.monotonic() - t0:.1f} s", file=sys.stderr)
     return 0

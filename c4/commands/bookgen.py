@@ -49,6 +49,8 @@ def register(sub) -> None:
     co.add_argument("--size", default="7x6")
     co.add_argument("--out", help="book file (default books/<size>-corrective.txt)")
     co.add_argument("--start", default="", help="audit below this position instead of the empty board")
+    co.add_argument("--along", metavar="BOOK",
+                    help="audit only the positions the engine meets against this opening book's first player")
     co.add_argument("--books", nargs="*", default=None,
                     help="move books whose exact scores are reused (default: the opening book of the size)")
     co.add_argument("--note", action="append", default=[], help="an extra header line (repeatable)")

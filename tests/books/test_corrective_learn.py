@@ -1,0 +1,102 @@
+"""The corrective audit and learning from lost games, against the solver."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from connect4 import Position
+from connect4.book import MoveBook
+from books.bookgen import corrective
+from books.bookgen.corrective import engine_move, generate, header, write
+from solver_svc.solver import Solver
+
+REPO = Path(__file__).resolve().parents[2]
+START = "2252576253462244111563365343671351441"[:27]  # a Pons L2_R1 game, 27 stones in
+
+
+def _sign(x):
+    return (x > 0) - (x < 0)
+
+
+def test_corrective_entries_are_exactly_the_engine_blunders(tmp_path):
+    g = Position().geometry
+    start = Position.parse(START)
+    depths = [2]
+    findings, audited = generate(g, start.ply + 3, depths, start=start, tt_log2=20)
+    todo = corrective.positions(g, start.ply + 3, start)
+    assert audited == len(todo) > 10
+    s = Solver(tt_log2=20)
+    flagged = {f.key for f in findings}
+    for pos in todo:
+        best_col, best = s.best_move(pos)
+        col = engine_move(pos, 2)
+        played = s.analyze(pos)[col]
+        thrown = _sign(played) < _sign(best)
+        assert thrown == (pos.key() in flagged), pos
+        if thrown:
+            f = next(f for f in findings if f.key == pos.key())
+            assert (f.best_column, f.score) == (best_col, best)
+    out = tmp_path / "corrective.txt"
+    write(out, g, findings, header(g, start.ply + 3, depths, audited, len(findings), start, []))
+    book = MoveBook.load(out)
+    assert not book.problems and len(book) == len(findings)
+
+
+DRIVER = r"""
+import json, sys
+from connect4 import Geometry, Position
+from solver_svc.solver import Solver
+from books.bookgen.learn import learn_game
+g = Geometry(5, 4)
+s = Solver(g, tt_log2=20)
+book = sys.argv[1]
+# game 1: both play perfectly; the second player (the engine) loses or draws on merit
+pos = Position(g)
+while not pos.is_over:
+    pos.play(s.best_move(pos)[0])
+merit = list(pos.moves)
+# game 2: the second player throws its result away at its first chance, then perfect play
+pos = Position(g)
+threw_at = None
+while not pos.is_over:
+    col, best = s.best_move(pos)
+    if pos.to_move == 1 and threw_at is None:
+        scores = s.analyze(pos)
+        worse = [c for c, v in enumerate(scores) if v is not None and (v > 0) - (v < 0) < (best > 0) - (best < 0)]
+        if worse:
+            col, threw_at = worse[0], pos.ply + 1
+    pos.play(col)
+blunder = list(pos.moves)
+r1 = learn_game(merit, g, engine="second", book=book, known_books=[])
+r2 = learn_game(blunder, g, engine="second", book=book, known_books=[])
+r3 = learn_game(blunder, g, engine="second", book=book, known_books=[])
+print(json.dumps({"merit": r1.as_dict(), "blunder": r2.as_dict(), "again": r3.as_dict(), "threw_at": threw_at}))
+"""
+
+
+def test_learn_books_thrown_plies_with_provenance(tmp_path):
+    book = tmp_path / "5x4-corrective.txt"
+    out = subprocess.run([sys.executable, "-c", DRIVER, str(book)], cwd=REPO, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    assert r["merit"]["threw"] == [] and not r["merit"]["unproved"]
+    assert "never threw" in r["merit"]["verdict"]
+    assert r["threw_at"] is not None
+    threw = r["blunder"]["threw"]
+    assert [v["ply"] for v in threw][0] == r["threw_at"] and threw[0]["booked"]
+    text = book.read_text()
+    moves = r["blunder"]["moves"]
+    assert f"# learned from {moves} (threw {threw[0]['threw']} at ply {r['threw_at']})" in text
+    # learning the same game again books nothing twice
+    assert not any(v["booked"] for v in r["again"]["threw"])
+    from connect4 import Geometry
+
+    g = Geometry(5, 4)
+    b = MoveBook.load(book, g)
+    assert len(b) == len(threw) and not b.problems
+    pos = Position.from_moves([int(c) - 1 for c in moves][: r["threw_at"] - 1], g)
+    assert b.lookup(pos).column + 1 == threw[0]["best"]
