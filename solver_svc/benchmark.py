@@ -73,16 +73,8 @@ def measure(moves_list: list[str], address: str | None, tt_log2: int | None, pro
     solver = Solver(STANDARD, tt_log2)
     solver.analyze(Position.parse(WARMUP_MOVES))
     solver.reset()
-    local_s, local_nodes, local_scores = [], [], []
-    for pos in positions:
-        t0 = time.perf_counter()
-        scores = solver.analyze(pos)
-        local_s.append(time.perf_counter() - t0)
-        local_nodes.append(solver.last_nodes)
-        local_scores.append(scores)
-    if progress:
-        progress(f"in process: {len(positions)} positions, {sum(local_s):.2f} s")
-
+    local_s, local_nodes = [], []
+    remote_s, remote_nodes, server_ms, same_scores = [], [], [], 0
     proc = None
     if address is None:
         proc, address = spawn_service(tt_log2)
@@ -91,27 +83,40 @@ def measure(moves_list: list[str], address: str | None, tt_log2: int | None, pro
         with grpc.insecure_channel(address) as channel:
             stub = solver_pb2_grpc.SolverServiceStub(channel)
             stub.Analyze(solver_pb2.AnalyzeRequest(position=common_pb2.Position(moves=[int(c) for c in WARMUP_MOVES])))
-            remote_s, remote_nodes, server_ms, same_scores = [], [], [], 0
-            for pos, expected in zip(positions, local_scores):
+            # Interleaved, so both sides see the same load on a shared machine.
+            server_cpu0 = _cpu_seconds(proc.pid) if proc is not None else None
+            local_cpu = remote_cpu = 0.0
+            for i, pos in enumerate(positions, 1):
+                c0 = time.process_time()
+                t0 = time.perf_counter()
+                expected = solver.analyze(pos)
+                local_s.append(time.perf_counter() - t0)
+                c1 = time.process_time()
+                local_cpu += c1 - c0
+                local_nodes.append(solver.last_nodes)
                 req = solver_pb2.AnalyzeRequest(position=common_pb2.Position(moves=[c + 1 for c in pos.moves]))
                 t0 = time.perf_counter()
                 r = stub.Analyze(req)
                 remote_s.append(time.perf_counter() - t0)
+                remote_cpu += time.process_time() - c1
                 remote_nodes.append(r.nodes)
                 server_ms.append(r.elapsed_ms)
                 got = [c.score if c.HasField("score") else None for c in r.columns]
                 same_scores += got == list(expected)
+                if progress and i % 200 == 0:
+                    progress(f"{i}/{len(positions)} positions")
+            server_cpu = _cpu_seconds(proc.pid) - server_cpu0 if proc is not None else None
     finally:
         if proc is not None:
             proc.terminate()
             proc.wait(30)
-    if progress:
-        progress(f"through gRPC: {len(positions)} positions, {sum(remote_s):.2f} s")
     diffs = [(r - l) * 1e6 for r, l in zip(remote_s, local_s)]
     same_nodes = sum(a == b for a, b in zip(local_nodes, remote_nodes))
     # When both searched the same nodes the difference is pure overhead.
     clean = [d for d, a, b in zip(diffs, local_nodes, remote_nodes) if a == b] or diffs
     n = len(positions)
+    transport = sorted((r - h / 1e3) * 1e6 for r, h in zip(remote_s, server_ms))
+    trimmed = sorted(clean)[len(clean) // 20: len(clean) - len(clean) // 20] or clean
     return {
         "n": n,
         "same_scores": same_scores,
@@ -121,6 +126,17 @@ def measure(moves_list: list[str], address: str | None, tt_log2: int | None, pro
         "service_mean_us": sum(remote_s) / n * 1e6 if n else 0.0,
         "server_handler_mean_us": sum(server_ms) / n * 1e3 if n else 0.0,
         "overhead_mean_us": statistics.fmean(clean) if clean else 0.0,
+        "overhead_trimmed_mean_us": statistics.fmean(trimmed) if trimmed else 0.0,
         "overhead_median_us": statistics.median(clean) if clean else 0.0,
         "overhead_p90_us": sorted(clean)[int(0.9 * (len(clean) - 1))] if clean else 0.0,
+        "transport_median_us": transport[len(transport) // 2] if transport else 0.0,
+        # CPU time does not depend on the load: client + server CPU of the
+        # calls through the service minus the CPU of the same work in process.
+        "overhead_cpu_us": (remote_cpu + server_cpu - local_cpu) / n * 1e6 if n and server_cpu is not None else None,
     }
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process (Linux /proc), in seconds."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
