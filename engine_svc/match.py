@@ -96,10 +96,11 @@ def play_game(player_a, player_b, opening: list[int], a_first: bool, geometry: G
 def play_match(a: str, b: str, games: int = 200, opening_plies: int = 4, seed: int = 0,
                geometry: Geometry = STANDARD, budget_ms: float | None = None,
                on_game: Callable[[int, GameRecord, MatchResult], None] | None = None,
-               tt_mb: float = 64.0) -> MatchResult:
-    """``games`` games (rounded up to pairs) of spec ``a`` against spec ``b``."""
-    player_a = make_player(a, geometry, seed=seed, tt_mb=tt_mb)
-    player_b = make_player(b, geometry, seed=seed + 1, tt_mb=tt_mb)
+               tt_mb: float = 64.0, books=None) -> MatchResult:
+    """``games`` games (rounded up to pairs) of spec ``a`` against spec ``b``;
+    ``books`` (a BookSet or None) is what engine players consult first."""
+    player_a = make_player(a, geometry, seed=seed, tt_mb=tt_mb, books=books)
+    player_b = make_player(b, geometry, seed=seed + 1, tt_mb=tt_mb, books=books)
     result = MatchResult(a, b)
     pairs = (games + 1) // 2
     for i, opening in enumerate(random_openings(pairs, opening_plies, seed, geometry)):

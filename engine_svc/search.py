@@ -121,7 +121,7 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
             if alpha >= beta:
                 return alpha
         # Line score plus the threat term from the winning cells above.
-        if ply & 1 == 0:
+        if (ply & 1) == 0:  # first player to move
             return ls + threat_term(mw, ow)
         return -(ls + threat_term(ow, mw))
 

@@ -16,6 +16,9 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--budget-ms", type=float, default=None, help="overrides engine:MS budgets")
     p.add_argument("--tt-mb", type=float, default=64.0, help="table size of engine players")
+    p.add_argument("--books", default="none",
+                   help="move books of engine players: comma-separated paths, 'default' (the shipped "
+                        "opening and corrective books, whichever exist) or 'none' (default)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no per-game progress on stderr")
     p.set_defaults(run=run)
@@ -31,6 +34,13 @@ def run(args) -> int:
         except InvalidSpec as exc:
             print(f"c4 match: {exc}", file=sys.stderr)
             return 2
+    from engine_svc.books import DEFAULT_BOOKS, BookSet
+
+    books = None
+    if args.books.strip().lower() == "default":
+        books = BookSet(DEFAULT_BOOKS)
+    elif args.books.strip().lower() not in ("", "none"):
+        books = BookSet([p.strip() for p in args.books.split(",") if p.strip()])
     start = time.perf_counter()
 
     def progress(n, record, result):
@@ -41,10 +51,11 @@ def run(args) -> int:
                   f"  {time.perf_counter() - start:.0f}s", file=sys.stderr, flush=True)
 
     result = play_match(args.a, args.b, args.games, args.opening_plies, args.seed,
-                        budget_ms=args.budget_ms, on_game=progress, tt_mb=args.tt_mb)
+                        budget_ms=args.budget_ms, on_game=progress, tt_mb=args.tt_mb, books=books)
     summary = result.summary()
     summary["seconds"] = round(time.perf_counter() - start, 1)
-    summary.update(opening_plies=args.opening_plies, seed=args.seed)
+    summary.update(opening_plies=args.opening_plies, seed=args.seed,
+                   book_entries=len(books) if books is not None else 0)
     if args.json:
         print(json.dumps(summary))
     else:

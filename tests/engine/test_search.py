@@ -128,3 +128,32 @@ def test_game_over_is_rejected():
 
 def test_proven_scores():
     assert is_proven(MATE + 1) and is_proven(-MATE - 1) and not is_proven(50)
+
+
+def test_depth_one_and_two_values_are_the_static_evaluation():
+    """A depth-1 search is the best of the children's static scores (negated),
+    and depth 2 the best of their depth-1 values, for both sides to move:
+    the leaves use the evaluation from the right side's view."""
+    from engine_svc.evaluation import evaluate
+
+    def quiet(p):  # no tactics decide the node or its children
+        return not p.is_over and not p.can_win_next() and len(p.non_losing_moves()) == len(p.legal_moves())
+
+    def d1(p):
+        return max(-evaluate(p.played(c)).score for c in p.legal_moves())
+
+    engine = Engine(tt_mb=1)
+    rng = random.Random(5)
+    checked = {0: 0, 1: 0}
+    while min(checked.values()) < 15:
+        pos = Position()
+        for _ in range(rng.randint(4, 16)):
+            pos.play(rng.choice(pos.legal_moves()))
+            if pos.is_over:
+                break
+        children = [pos.played(c) for c in pos.legal_moves()] if not pos.is_over else []
+        if not quiet(pos) or not all(quiet(ch) for ch in children):
+            continue
+        assert engine.search(pos, max_depth=1, ).score == d1(pos), pos
+        assert engine.search(pos, max_depth=2).score == max(-d1(ch) for ch in children), pos
+        checked[pos.to_move] += 1
