@@ -92,6 +92,8 @@ class AnswerCache:
     # -- public ------------------------------------------------------------------
     def get(self, pos) -> Answer | None:
         """The cached answer for ``pos`` in its own orientation, or None."""
+        if not self.enabled:
+            return None
         key, mirrored = orient(pos)
         name = pos.geometry.name
         with self._lock:
@@ -111,11 +113,17 @@ class AnswerCache:
 
     def put(self, pos, answer: Answer) -> None:
         """Store what was proved about ``pos`` (given in its own orientation)."""
+        if not self.enabled:
+            return
         key, mirrored = orient(pos)
         name = pos.geometry.name
         canonical = _oriented(answer, mirrored)
         merged = self._remember(name, key, canonical)
         self._redis_put(name, key, merged)
+
+    @property
+    def enabled(self) -> bool:
+        return self.size > 0 or self._redis is not None
 
     def clear_memory(self) -> None:
         with self._lock:
