@@ -4,9 +4,10 @@ Solves the first N lines (``moves score``) with a fresh table per position
 and prints the number correct, mean microseconds and nodes per position and
 nodes per second. Compile and warm-up time is excluded and reported apart.
 
-A backend is anything with ``warm() -> seconds``, ``solve(moves, weak) ->
-(score, nodes)`` and ``close()``; :func:`make_backend` picks it from the
-arguments, so other backends (a remote service) slot in beside the local one.
+A backend is anything with ``warm() -> seconds``, ``prepare(moves) -> query``
+(parsing, not timed), ``solve(query, weak) -> (score, nodes)`` (timed) and
+``close()``; :func:`make_backend` picks it from the arguments, so other
+backends slot in beside the local one.
 """
 
 from __future__ import annotations
@@ -56,11 +57,13 @@ class LocalBackend:
         self.solver.reset()
         return time.perf_counter() - t0
 
-    def solve(self, moves: str, weak: bool) -> tuple[int, int]:
+    def prepare(self, moves: str):
         from connect4 import Position
 
-        pos = Position.parse(moves)
-        self.solver.reset()
+        return Position.parse(moves)
+
+    def solve(self, pos, weak: bool) -> tuple[int, int]:
+        self.solver.reset()  # a fresh table, timed: it is part of the cost
         result = self.solver.solve(pos, weak=weak)
         return result.score, result.nodes
 
@@ -114,8 +117,9 @@ def run(args) -> int:
         clock = time.process_time if args.clock == "cpu" else time.perf_counter
         last_report = time.monotonic()
         for i, (moves, expected) in enumerate(rows, start=1):
+            query = backend.prepare(moves)
             t0 = clock()
-            score, nodes = backend.solve(moves, args.weak)
+            score, nodes = backend.solve(query, args.weak)
             total_s += clock() - t0
             total_nodes += nodes
             if score == (sign(expected) if args.weak else expected):
