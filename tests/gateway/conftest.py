@@ -114,12 +114,14 @@ class Gateway(Proc):
     def __init__(self, redis_url: str, engine_addr: str, solver_addr: str, name: str = "gateway", **extra):
         self.port = free_port()
         self.bridge_port = free_port()
-        super().__init__(name, [sys.executable, "-m", "gateway"], _base_env(
+        env = dict(
             REDIS_URL=redis_url, C4_GATEWAY_HOST="127.0.0.1", C4_GATEWAY_PORT=self.port,
             C4_GATEWAY_BRIDGE_PORT=self.bridge_port, C4_GATEWAY_ENGINE_ADDR=engine_addr,
             C4_GATEWAY_SOLVER_ADDR=solver_addr, C4_GATEWAY_PUBLIC_URL=f"http://127.0.0.1:{self.port}",
             C4_GATEWAY_RPC_TIMEOUT_S=5, C4_GATEWAY_SWEEP_INTERVAL_S=0.3, C4_GATEWAY_BRIDGE_OPPONENT="random",
-            C4_GATEWAY_DEFAULT_OPPONENT="random", **extra))
+            C4_GATEWAY_DEFAULT_OPPONENT="random")
+        env.update(extra)  # a caller's settings win
+        super().__init__(name, [sys.executable, "-m", "gateway"], _base_env(**env))
 
     @property
     def url(self) -> str:
