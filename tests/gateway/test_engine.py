@@ -18,6 +18,9 @@ from tests.gateway.helpers import error_of
 from tests.gateway.test_watch_bridge_mcp import BridgeClient, _texts
 
 
+
+pytestmark = pytest.mark.slow  # real services started as subprocesses
+
 def create(api, **body):
     r = api.post("/api/v1/games", json=body)
     assert r.status_code == 201, r.text
