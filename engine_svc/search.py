@@ -17,9 +17,10 @@ Then the table, the leaf evaluation at depth 0, and the moves: the table's
 best column first, then centre first; the first move with the full window and
 the others with a null window, searched again when they beat alpha (PVS).
 
-The caller stops a search through ``stop`` (a uint8 numpy array a timer sets):
-numba has no clock, so the kernel checks it every 4096 nodes and after every
-child, and returns at once; an aborted iteration is thrown away.
+The caller stops a search through the stop flag (``state[ST_STOP]``, an element
+of the search's int64 state array that a timer thread or ``Engine.stop()``
+sets): numba has no clock, so the kernel reads it every 4096 nodes and after
+every child, and returns at once; an aborted iteration is thrown away.
 """
 
 from __future__ import annotations
