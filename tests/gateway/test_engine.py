@@ -12,14 +12,12 @@ import httpx
 import pytest
 from websockets.sync.client import connect as ws_connect
 
-from tests.conftest import free_port
-from tests.gateway.conftest import DEAD, Gateway, Service
+from tests.gateway.conftest import Gateway, Service
 from tests.gateway.helpers import error_of
 from tests.gateway.test_watch_bridge_mcp import BridgeClient, _texts
 
-
-
 pytestmark = pytest.mark.slow  # real services started as subprocesses
+
 
 def create(api, **body):
     r = api.post("/api/v1/games", json=body)

@@ -8,9 +8,8 @@ import pytest
 
 from tests.gateway.helpers import error_of, new_pvp
 
-
-
 pytestmark = pytest.mark.slow  # real services started as subprocesses
+
 
 def positions(pons_sets, name="Test_L3_R1", n=4):
     lines = (pons_sets / name).read_text().split("\n")[:n]
