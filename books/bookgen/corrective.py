@@ -87,18 +87,23 @@ def positions(g: Geometry, stones: int, start: Position | None = None) -> list[P
     return [seen[k] for k in sorted(seen)]
 
 
-def positions_along(book: MoveBook, stones: int) -> list[Position]:
+def positions_along(book: MoveBook, stones: int, deviate: bool = False, min_stones: int = 0) -> list[Position]:
     """The positions the engine (second player) meets against the book's
-    perfect first player: every entry's position after its best move, with at
-    most ``stones`` stones, game not over; mirror images once; by key."""
+    first player: every entry's position after its best move (``deviate``:
+    after each of its other moves instead, where the engine gets chances),
+    with ``min_stones`` to ``stones`` stones, game not over; mirror images
+    once; by key."""
     from connect4.keys import position_from_key
 
     seen: dict[int, Position] = {}
     for key, e in book.entries.items():
-        q = position_from_key(key, book.geometry).play(e.column)
-        if not q.is_over and q.ply <= stones and q.ply % 2 == 1:
-            q = canonical_position(q)
-            seen[q.key()] = q
+        p = position_from_key(key, book.geometry)
+        cols = [c for c in p.legal_moves() if c != e.column] if deviate else [e.column]
+        for c in cols:
+            q = p.played(c)
+            if not q.is_over and min_stones <= q.ply <= stones and q.ply % 2 == 1:
+                q = canonical_position(q)
+                seen[q.key()] = q
     return [seen[k] for k in sorted(seen)]
 
 
@@ -143,11 +148,13 @@ def _move_outcome(pos: Position, col: int, bs: BookSolver, known: dict[int, int]
 
 def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | None = None,
              known: dict[int, int] | None = None, progress: Progress | None = None,
-             tt_log2: int | None = None, along: MoveBook | None = None) -> tuple[list[Finding], int]:
+             tt_log2: int | None = None, along: MoveBook | None = None, deviate: bool = False,
+             min_stones: int = 0) -> tuple[list[Finding], int]:
     """(findings where the engine throws a result away, positions audited)."""
     bs = BookSolver(g, tt_log2=tt_log2)
     known = dict(known or {})
-    todo = positions_along(along, stones) if along is not None else positions(g, stones, start)
+    todo = (positions_along(along, stones, deviate, min_stones) if along is not None
+            else [p for p in positions(g, stones, start) if p.ply >= min_stones])
     # deepest first: their exact scores (kept in ``known`` and in the solver's
     # table) make the shallower verdicts cheaper
     todo.sort(key=lambda p: (-p.ply, p.key()))
@@ -165,10 +172,12 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
 
 
 def header(g: Geometry, stones: int, depths: list[int], audited: int, n: int, start: Position | None,
-           notes: list[str], along: str | None = None) -> str:
+           notes: list[str], along: str | None = None, deviate: bool = False, min_stones: int = 0) -> str:
     where = "the empty board" if start is None or not start.moves else f"the position {format_moves(start.moves, g)}"
-    scope = (f"Audit: every position with at most {stones} stones that the second player (the engine) meets\n"
-             f"when the first player follows the book {along}: {audited} positions (mirror images once).")
+    scope = (f"Audit: every position with {min_stones} to {stones} stones that the second player (the engine)\n"
+             f"meets when the first player follows the book {along}"
+             + (" except for one move (each other column of a book position)" if deviate else "")
+             + f": {audited} positions (mirror images once).")
     if along is None:
         scope = (f"Audit: every position reachable from {where} with at most {stones} stones where the second\n"
                  f"player (the engine) is to move: {audited} positions (mirror images once).")
@@ -180,7 +189,8 @@ def header(g: Geometry, stones: int, depths: list[int], audited: int, n: int, st
         "win or a draw; the entry is the solver's perfect move and the position's exact score.",
         f"Entries: {n}. Made by: c4 bookgen corrective --stones {stones} --depths {','.join(map(str, depths))}"
         + (f" --start {format_moves(start.moves, g)}" if start is not None and start.moves else "")
-        + (f" --along {along}" if along else "") + ".",
+        + (f" --along {along}" if along else "") + (" --deviate" if deviate else "")
+        + (f" --min-stones {min_stones}" if min_stones else "") + ".",
         "Lines after the sorted entries may be appended by `c4 learn` (with a provenance comment).",
         *notes,
     ])
@@ -220,9 +230,11 @@ def main(args) -> int:
     if along is not None:
         books = list(books) + [args.along]
     findings, audited = generate(g, args.stones, depths, start=start, known=known_from_books(books, g),
-                                 progress=Progress("positions"), along=along)
+                                 progress=Progress("positions"), along=along, deviate=args.deviate,
+                                 min_stones=args.min_stones)
     write(out, g, findings, header(g, args.stones, depths, audited, len(findings), start, args.note,
-                                   Path(args.along).name if along is not None else None))
+                                   Path(args.along).name if along is not None else None, args.deviate,
+                                   args.min_stones))
     print(f"c4 bookgen corrective: wrote {out}: {len(findings)} entries from {audited} positions, "
           f"{time.monotonic() - t0:.1f} s", file=sys.stderr)
     return 0

@@ -51,6 +51,9 @@ def register(sub) -> None:
     co.add_argument("--start", default="", help="audit below this position instead of the empty board")
     co.add_argument("--along", metavar="BOOK",
                     help="audit only the positions the engine meets against this opening book's first player")
+    co.add_argument("--deviate", action="store_true",
+                    help="with --along: the positions after each non-book move of the first player instead")
+    co.add_argument("--min-stones", type=int, default=0, help="skip positions with fewer stones")
     co.add_argument("--books", nargs="*", default=None,
                     help="move books whose exact scores are reused (default: the opening book of the size)")
     co.add_argument("--note", action="append", default=[], help="an extra header line (repeatable)")
