@@ -19,7 +19,6 @@ import grpc
 
 from c4proto.connect4.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 from connect4 import Connect4Error, Geometry, Position
-from connect4.errors import InvalidPosition
 
 from .books import BookSet
 from .evaluation import evaluate

@@ -13,7 +13,7 @@ from connect4.geometry import STANDARD, Geometry
 from ..books import BookSet
 from ..evaluation import eval_kernels
 from ..mcts import C_PUCT, mcts_kernels
-from ..minimax import BLOCKER, CASUAL, WIN_VALUE, WindowWeights, minimax_kernels, weights_array
+from ..minimax import CASUAL, WIN_VALUE, WindowWeights, minimax_kernels, weights_array
 from ..search import MATE, DepthReport, Engine, SearchResult
 
 Progress = Callable[[DepthReport], None] | None
