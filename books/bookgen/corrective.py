@@ -149,8 +149,11 @@ def _move_outcome(pos: Position, col: int, bs: BookSolver, known: dict[int, int]
 def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | None = None,
              known: dict[int, int] | None = None, progress: Progress | None = None,
              tt_log2: int | None = None, along: MoveBook | None = None, deviate: bool = False,
-             min_stones: int = 0) -> tuple[list[Finding], int]:
-    """(findings where the engine throws a result away, positions audited)."""
+             min_stones: int = 0, max_seconds: float | None = None) -> tuple[list[Finding], int]:
+    """(findings where the engine throws a result away, positions audited).
+
+    ``max_seconds``: stop after that long; the positions audited so far count
+    (the caller says so in the header)."""
     bs = BookSolver(g, tt_log2=tt_log2)
     known = dict(known or {})
     todo = (positions_along(along, stones, deviate, min_stones) if along is not None
@@ -159,7 +162,12 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
     # table) make the shallower verdicts cheaper
     todo.sort(key=lambda p: (-p.ply, p.key()))
     findings = []
+    t0 = time.monotonic()
+    generate.planned = len(todo)
     for i, pos in enumerate(todo):
+        if max_seconds is not None and time.monotonic() - t0 > max_seconds:
+            todo = todo[:i]
+            break
         f = audit(pos, depths, bs, known)
         if f.thrown:
             findings.append(f)
@@ -231,7 +239,10 @@ def main(args) -> int:
         books = list(books) + [args.along]
     findings, audited = generate(g, args.stones, depths, start=start, known=known_from_books(books, g),
                                  progress=Progress("positions"), along=along, deviate=args.deviate,
-                                 min_stones=args.min_stones)
+                                 min_stones=args.min_stones, max_seconds=args.max_seconds)
+    if audited < generate.planned:
+        args.note.append(f"Stopped after {args.max_seconds:.0f} s: {audited} of {generate.planned} positions audited "
+                         "(the deepest first, then by key).")
     write(out, g, findings, header(g, args.stones, depths, audited, len(findings), start, args.note,
                                    Path(args.along).name if along is not None else None, args.deviate,
                                    args.min_stones))

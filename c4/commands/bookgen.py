@@ -54,6 +54,8 @@ def register(sub) -> None:
     co.add_argument("--deviate", action="store_true",
                     help="with --along: the positions after each non-book move of the first player instead")
     co.add_argument("--min-stones", type=int, default=0, help="skip positions with fewer stones")
+    co.add_argument("--max-seconds", type=float, default=None,
+                    help="stop auditing after S seconds and write what was audited (said in the header)")
     co.add_argument("--books", nargs="*", default=None,
                     help="move books whose exact scores are reused (default: the opening book of the size)")
     co.add_argument("--note", action="append", default=[], help="an extra header line (repeatable)")
