@@ -152,6 +152,43 @@ class SolverPool:
             scores = slot.solver.analyze(pos, node_budget=budget.nodes, stop=slot.stop)
             return tuple(scores), slot.solver.last_nodes
 
+    def best_move(self, pos, budget: Budget) -> tuple[int, int, int, list[tuple[int, int]]]:
+        """The perfect player's move without scoring every column: solve the
+        position (value S), then try the columns centre first and stop at the
+        first whose value is S (so ties go to the centre). The table filled
+        by the first search makes the child searches cheap.
+
+        Returns (column, S, nodes, [(column, proved child score) ...]) —
+        the child scores are worth caching; BudgetExceeded when out of budget.
+        """
+        g = pos.geometry
+        with self._slot(g, budget) as slot:
+            solver, nodes, children = slot.solver, 0, []
+            try:
+                best = solver.solve(pos, node_budget=budget.nodes, stop=slot.stop).score
+                nodes += solver.last_nodes
+                win_now = (g.cells + 1 - pos.ply) // 2
+                for c in g.center_order():
+                    if not pos.can_play(c):
+                        continue
+                    if pos.is_winning_move(c):
+                        value = win_now
+                    else:
+                        child = pos.played(c)
+                        if child.ply == g.cells:
+                            value = 0
+                        else:
+                            value = -solver.solve(child, node_budget=budget.nodes, stop=slot.stop).score
+                            nodes += solver.last_nodes
+                            children.append((c, -value))
+                    if value == best:
+                        solver.last_nodes = nodes
+                        return c, best, nodes, children
+            except BudgetExceeded as exc:
+                solver.last_nodes = nodes + exc.nodes
+                raise BudgetExceeded(nodes + exc.nodes, exc.reason) from None
+        raise AssertionError(f"no column reaches the solved value {best} of {pos!r}")
+
     def warm(self, g: Geometry, pos) -> float:
         """Compile the kernels for ``g`` and run one solve on every solver; seconds taken."""
         started = time.perf_counter()

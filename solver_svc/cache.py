@@ -8,7 +8,8 @@ out. Three kinds of answer are kept per position:
 - ``a``: the exact score of every column (``x`` for full) — answers Analyze,
   Solve and BestMove;
 - ``s``: the exact score — answers Solve (strong and weak);
-- ``w``: the sign of the score — answers weak Solve.
+- ``w``: the sign of the score — answers weak Solve;
+- ``b``: the perfect player's column (0-based) — with ``s``, answers BestMove.
 
 Redis holds a hash ``c4:solver:v1:<board>:<key hex>`` with those fields. A
 Redis that fails is skipped for a few seconds (logged once), so the cache never
@@ -37,11 +38,13 @@ class Answer:
     scores: tuple[int | None, ...] | None = None
     score: int | None = None
     sign: int | None = None
+    best: int | None = None
 
     def merge(self, other: "Answer") -> None:
         self.scores = self.scores if other.scores is None else other.scores
         self.score = self.score if other.score is None else other.score
         self.sign = self.sign if other.sign is None else other.sign
+        self.best = self.best if other.best is None else other.best
 
     def to_fields(self) -> dict[str, str]:
         out = {}
@@ -51,6 +54,8 @@ class Answer:
             out["s"] = str(self.score)
         if self.sign is not None:
             out["w"] = str(self.sign)
+        if self.best is not None:
+            out["b"] = str(self.best)
         return out
 
     @classmethod
@@ -59,11 +64,12 @@ class Answer:
             v = fields.get(name) if name in fields else fields.get(name.encode())
             return v.decode() if isinstance(v, bytes) else v
 
-        a, s, w = text("a"), text("s"), text("w")
+        a, s, w, b = text("a"), text("s"), text("w"), text("b")
         return cls(
             scores=tuple(None if p == "x" else int(p) for p in a.split()) if a else None,
             score=int(s) if s is not None else None,
             sign=int(w) if w is not None else None,
+            best=int(b) if b is not None else None,
         )
 
 
@@ -102,12 +108,12 @@ class AnswerCache:
                 self._lru.move_to_end((name, key))
         if found is not None:
             CACHE_HITS.labels("memory").inc()
-            return _oriented(found, mirrored)
+            return _oriented(found, mirrored, pos.geometry.width)
         found = self._redis_get(name, key)
         if found is not None:
             CACHE_HITS.labels("redis").inc()
             self._remember(name, key, found)
-            return _oriented(found, mirrored)
+            return _oriented(found, mirrored, pos.geometry.width)
         CACHE_MISSES.inc()
         return None
 
@@ -117,7 +123,7 @@ class AnswerCache:
             return
         key, mirrored = orient(pos)
         name = pos.geometry.name
-        canonical = _oriented(answer, mirrored)
+        canonical = _oriented(answer, mirrored, pos.geometry.width)
         merged = self._remember(name, key, canonical)
         self._redis_put(name, key, merged)
 
@@ -139,11 +145,11 @@ class AnswerCache:
         with self._lock:
             old = self._lru.get((name, key))
             if old is not None:
-                merged = Answer(old.scores, old.score, old.sign)
+                merged = Answer(old.scores, old.score, old.sign, old.best)
                 merged.merge(answer)
                 self._lru.move_to_end((name, key))
             else:
-                merged = Answer(answer.scores, answer.score, answer.sign)
+                merged = Answer(answer.scores, answer.score, answer.sign, answer.best)
             self._lru[(name, key)] = merged
             while len(self._lru) > self.size:
                 self._lru.popitem(last=False)
@@ -195,7 +201,16 @@ class AnswerCache:
             self._redis_failed(exc)
 
 
-def _oriented(answer: Answer, mirrored: bool) -> Answer:
-    if not mirrored or answer.scores is None:
-        return Answer(answer.scores, answer.score, answer.sign)
-    return Answer(tuple(reversed(answer.scores)), answer.score, answer.sign)
+def _oriented(answer: Answer, mirrored: bool, width: int) -> Answer:
+    """The answer for the mirror image when ``mirrored`` (columns reflected).
+
+    A best move crosses the mirror only when it is the centre column: ties go
+    left first, so the reflection of a best move is not always the best move
+    of the reflection (of two equal columns 3 and 5 it is 3 on both sides)."""
+    if not mirrored:
+        return Answer(answer.scores, answer.score, answer.sign, answer.best)
+    centre = answer.best is not None and 2 * answer.best == width - 1
+    return Answer(
+        None if answer.scores is None else tuple(reversed(answer.scores)),
+        answer.score, answer.sign, answer.best if centre else None,
+    )

@@ -134,14 +134,36 @@ class Oracle:
         hit = self.books.best_move(pos)  # an analysis, else a move book's best move
         if hit is not None:
             BOOK_HITS.labels("best_move").inc()
-            self._count("best_move", Analysis((), 0, "book"))
-            return Choice(True, hit[0], hit[1], 0, "book")
+            return self._count("best_move", Choice(True, hit[0], hit[1], 0, "book"))
+        known = self.cache.get(pos)
+        if known is not None and known.scores is not None:
+            col, score = best_of(known.scores, pos.geometry)
+            return self._count("best_move", Choice(True, col, score, 0, "cache"))
+        if known is not None and known.best is not None and known.score is not None:
+            return self._count("best_move", Choice(True, known.best, known.score, 0, "cache"))
         try:
-            found = self.analyze(pos, budget, rpc="best_move")
+            if self._use_external(pos, budget):
+                scores = self._external_analyze(pos, budget)
+                if scores is not None:
+                    self.cache.put(pos, Answer(scores=scores, score=_max(scores)))
+                    col, score = best_of(scores, pos.geometry)
+                    return self._count("best_move", Choice(True, col, score, 0, "external"))
+            # The built-in solver needs no score of every column for this:
+            # the value, then the columns centre first until one keeps it.
+            started = time.perf_counter()
+            try:
+                col, score, nodes, children = self.pool.best_move(pos, budget)
+            except BudgetExceeded as exc:
+                UNPROVED.labels("best_move").inc()
+                raise Unproved(str(exc), exc.nodes) from None
+            finally:
+                SEARCH_SECONDS.labels("solver").observe(time.perf_counter() - started)
         except Unproved as exc:
-            return Choice(False, None, 0, exc.nodes, "solver")
-        col, score = best_of(found.scores, pos.geometry)
-        return Choice(True, col, score, found.nodes, found.source)
+            return self._count("best_move", Choice(False, None, 0, exc.nodes, "unproved"))
+        self.cache.put(pos, Answer(score=score, best=col))
+        for c, child_score in children:
+            self.cache.put(pos.played(c), Answer(score=child_score))
+        return self._count("best_move", Choice(True, col, score, nodes, "solver"))
 
     # -- helpers -----------------------------------------------------------------
     def _use_external(self, pos: Position, budget: Budget) -> bool:

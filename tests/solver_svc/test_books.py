@@ -34,8 +34,7 @@ def solver() -> Solver:
 def test_every_shipped_entry_round_trips_through_its_key(path):
     books = BookSet.load_files([path])
     assert not books.problems, [str(p) for p in books.problems[:5]]
-    book = books.books[0]
-    assert len(book) > 0
+    book = books.books[0]  # may be empty: a corrective book only has entries where needed
     g = geometry_of(path)
     for key in book.entries:
         pos = position_from_key(key, g)  # a legal history reaching it

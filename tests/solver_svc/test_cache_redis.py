@@ -75,3 +75,24 @@ def test_answer_fields_round_trip():
     a = Answer(scores=(1, None, -2, 0, 3, None, 4), score=4, sign=1)
     assert Answer.from_fields(a.to_fields()) == a
     assert Answer.from_fields({b"s": b"-5"}) == Answer(score=-5)
+
+
+def test_best_move_is_cached_without_a_full_analysis(redis_url):
+    pos = Position.parse("444453337671776")  # the best move is not the centre column
+    if pos.key() > pos.mirror_key():  # the orientation the cache stores best moves for
+        pos = Position.from_moves([6 - c for c in pos.moves])
+    o = oracle_for(redis_url)
+    first = o.best_move(pos, Budget())
+    assert first.proven and first.source == "solver" and first.nodes > 0
+    from solver_svc.solver import Solver
+
+    scores = Solver(tt_log2=TT_LOG2).analyze(pos)
+    from books.lookup import best_of
+
+    assert (first.column, first.score) == best_of(scores, pos.geometry)
+    again = oracle_for(redis_url).best_move(pos, Budget())  # from Redis, no search
+    assert (again.source, again.column, again.score, again.nodes) == ("cache", first.column, first.score, 0)
+    # the children searched on the way are cached with their own values
+    child = pos.played(first.column)
+    assert o.solve(child, Budget()).source == "cache"
+    assert o.solve(child, Budget()).score == -first.score
