@@ -29,6 +29,7 @@ from .solving import BookSolver
 
 OUTCOME = {1: "win", 0: "draw", -1: "loss"}
 DEFAULT_NODE_BUDGET = 20_000_000  # per search; early plies beyond it are reported as not proved
+DEFAULT_TOTAL_BUDGET = 60_000_000  # per game: once spent, the earlier plies are reported as not proved
 
 
 def _sign(x: int) -> int:
@@ -63,8 +64,11 @@ class LearnReport:
 
 def learn_game(moves, g: Geometry, *, engine: str = "auto", book: str | Path | None = None,
                solver: BookSolver | None = None, node_budget: int = DEFAULT_NODE_BUDGET,
-               known_books: list[Path] | None = None, write: bool = True) -> LearnReport:
-    """Trace the engine's moves of a game; book every ply where it threw a result away."""
+               known_books: list[Path] | None = None, write: bool = True,
+               total_budget: int = DEFAULT_TOTAL_BUDGET) -> LearnReport:
+    """Trace the engine's moves of a game; book every ply where it threw a result away.
+
+    ``moves``: a string in any notation (1-based) or a list of 0-based columns."""
     from .config import settings
 
     cols = parse_moves(moves, g) if not isinstance(moves, list) else list(moves)
@@ -90,6 +94,7 @@ def learn_game(moves, g: Geometry, *, engine: str = "auto", book: str | Path | N
     report = LearnReport(text, engine, result, "", book=str(book_path))
     from solver_svc.solver import BudgetExceeded
 
+    nodes0 = bs.nodes
     # the last moves first: their exact scores fill the solver's table and
     # make the earlier, harder positions cheaper
     for i in reversed(range(len(cols))):
@@ -98,6 +103,10 @@ def learn_game(moves, g: Geometry, *, engine: str = "auto", book: str | Path | N
         if pos.to_move != side:
             continue
         v = PlyVerdict(ply=i + 1, played=col + 1, best=None, before=None, after=None)
+        if bs.nodes - nodes0 > total_budget:
+            report.unproved.append(i + 1)
+            report.plies.append(v)
+            continue
         try:
             bm = bs.best_move(pos, known.get)
             known[pos.canonical_key()] = bm.score

@@ -162,12 +162,19 @@ def analyze(size: str, moves: list[int]) -> dict:
 
 
 @app.task(name="bookgen.learn", **RETRY)
-def learn(moves: str, size: str = "7x6", engine: str = "auto", book: str | None = None) -> dict:
-    """Trace a finished game (see :mod:`.learn`); returns the report as a dict."""
+def learn(moves, size: str = "7x6", engine: str = "auto", book: str | None = None) -> dict:
+    """Trace a finished game (see :mod:`.learn`); returns the report as a dict.
+
+    ``moves``: a string in any notation (``"4453"``, ``"d d e c"``) or a list
+    of 1-based columns. Bad moves raise ``connect4.Connect4Error`` (a
+    ValueError), which the caller's ``result.get()`` re-raises."""
+    from connect4.notation import parse_moves
+
     from .learn import learn_game
 
     g = geometry_named(size)
-    report = learn_game(moves, g, engine=engine, book=book, solver=STATE.solver(g))
+    cols = parse_moves(moves, g)  # 1-based at this edge -> 0-based
+    report = learn_game(cols, g, engine=engine, book=book, solver=STATE.solver(g))
     return report.as_dict()
 
 
