@@ -267,9 +267,23 @@ def test_redis_restart_keeps_the_game(stack, api):
 
     after = stack.wait(fetched, "the gateway to read the game again", timeout=60)
     assert after["moves"] == state["moves"]
-    r = api.post(f"/api/v1/games/{gid}/moves", json={"column": choose(after["rows"], 1)}, headers=headers)
-    assert r.status_code == 200, r.text
-    assert len(r.json()["moves"]) == 4
+    # The game goes on. A connection the gateway held to the old Redis may still
+    # answer 503 once (the documented "service_unavailable: the game is kept");
+    # a client then reloads and, if its move is not in, sends it again with the
+    # version it saw, so a move is never doubled.
+    move = {"column": choose(after["rows"], 1), "version": after["version"]}
+
+    def moved():
+        r = api.post(f"/api/v1/games/{gid}/moves", json=move, headers=headers)
+        if r.status_code == 200:
+            return True
+        assert r.status_code in (503, 409), r.text
+        return len(api.get(f"/api/v1/games/{gid}").json()["moves"]) > len(after["moves"])
+
+    stack.wait(moved, "the move after the Redis restart", timeout=60)
+    final = stack.wait(lambda: (lambda g: g if len(g["moves"]) == 4 and g["status"] != "thinking" else None)(
+        api.get(f"/api/v1/games/{gid}").json()), "the engine's answer", timeout=120)
+    assert final["moves"][:2] == state["moves"] and final["moves"][2] == move["column"]
 
 
 def test_killed_child_comes_back(stack, api):
@@ -277,7 +291,8 @@ def test_killed_child_comes_back(stack, api):
     os.kill(old["pid"], signal.SIGKILL)
     fresh = stack.wait(lambda: (lambda c: c.get("state") == "ready" and c.get("pid") not in (None, old["pid"]) and c)(
         stack.child("engine")), "the engine to come back")
-    assert fresh["restarts"] >= 1 and fresh["last_exit"] == -signal.SIGKILL
+    assert fresh["restarts"] >= 1
+    assert "engine exited (signal 9)" in stack.log_path.read_text()
     stack.wait(lambda: api.get("/readyz").status_code == 200, "the gateway to be ready again", timeout=120)
     assert play_http_game(api)["status"] == "over"
 
