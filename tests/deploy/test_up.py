@@ -249,6 +249,17 @@ def test_game_over_mcp(stack):
     assert any("1 2 3 4 5 6 7" in t for t in texts), texts
 
 
+def test_killed_child_comes_back(stack, api):
+    old = stack.child("engine")
+    os.kill(old["pid"], signal.SIGKILL)
+    fresh = stack.wait(lambda: (lambda c: c.get("state") == "ready" and c.get("pid") not in (None, old["pid"]) and c)(
+        stack.child("engine")), "the engine to come back")
+    assert fresh["restarts"] >= 1
+    assert "engine exited (signal 9)" in stack.log_path.read_text()
+    stack.wait(lambda: api.get("/readyz").status_code == 200, "the gateway to be ready again", timeout=120)
+    assert play_http_game(api)["status"] == "over"
+
+
 def test_redis_restart_keeps_the_game(stack, api):
     r = api.post("/api/v1/games", json={"opponent": "engine:100", "think_ms": 50})
     game = r.json()
@@ -284,17 +295,6 @@ def test_redis_restart_keeps_the_game(stack, api):
     final = stack.wait(lambda: (lambda g: g if len(g["moves"]) == 4 and g["status"] != "thinking" else None)(
         api.get(f"/api/v1/games/{gid}").json()), "the engine's answer", timeout=120)
     assert final["moves"][:2] == state["moves"] and final["moves"][2] == move["column"]
-
-
-def test_killed_child_comes_back(stack, api):
-    old = stack.child("engine")
-    os.kill(old["pid"], signal.SIGKILL)
-    fresh = stack.wait(lambda: (lambda c: c.get("state") == "ready" and c.get("pid") not in (None, old["pid"]) and c)(
-        stack.child("engine")), "the engine to come back")
-    assert fresh["restarts"] >= 1
-    assert "engine exited (signal 9)" in stack.log_path.read_text()
-    stack.wait(lambda: api.get("/readyz").status_code == 200, "the gateway to be ready again", timeout=120)
-    assert play_http_game(api)["status"] == "over"
 
 
 def test_a_second_stack_must_choose_other_ports_and_folder(stack, tmp_path):
