@@ -140,7 +140,7 @@ def test_plots_of_a_sweep_from_saved_games(tmp_path):
     """Every pair swept (100 %, 0 %): intervals touch the ends and the plots still draw."""
     from arena.report import write_all
 
-    raw = run_arena(ArenaConfig(["random", "greedy", "gated"], 8, 2, 3, engine_books="none"),
+    raw = run_arena(ArenaConfig(["random", "greedy", "gated"], 2, 2, 3, engine_books="none"),
                     progress_stream=open("/dev/null", "w"))
     for g in raw["games"]:  # make every game a win of the later-listed player
         later = "gated" if "gated" in (g["first"], g["second"]) else "greedy"
