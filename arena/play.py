@@ -17,7 +17,7 @@ from connect4 import Position
 from connect4.notation import LETTERS, format_moves
 
 from .board import disc, render
-from .players import ArenaPlayer, PlayerError
+from .players import ArenaPlayer, MoveInfo, PlayerError
 
 HUMAN = "you"
 QUIT = {"q", "quit", "exit"}
@@ -129,3 +129,24 @@ def _isatty(stream) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
+
+
+class HumanPlayer(ArenaPlayer):
+    """A person at the terminal as an arena player (``c4 versus you ...``): shows the board, asks for a move."""
+
+    spec = HUMAN
+
+    def __init__(self, inp, out, colour: bool = False):
+        self.inp, self.out, self.colour = inp, out, colour
+
+    def choose(self, pos: Position) -> MoveInfo:
+        def say(text: str = "") -> None:
+            self.out.write(text + "\n")
+            self.out.flush()
+
+        say(render(pos, colour=self.colour))
+        try:
+            col = _ask(pos, f"{disc(pos.to_move, self.colour)} {HUMAN}", self.inp, self.out, say)
+        except Quit as exc:
+            raise PlayerError(f"you stopped ({exc})") from None
+        return MoveInfo(col)

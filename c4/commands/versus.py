@@ -15,7 +15,7 @@ def register(sub) -> None:
         "'lost the win at ply 12 (e instead of c)' and the move list. Early positions need books "
         "(--books) or a node budget (--solver-nodes): the exact solver alone is slow near the empty board.",
     )
-    p.add_argument("player", metavar="PLAYER", help="player spec, e.g. engine:2000, minimax:5")
+    p.add_argument("player", metavar="PLAYER", help="player spec, e.g. engine:2000, minimax:5, or you (type the moves)")
     p.add_argument("--solver-seat", choices=["first", "second"], required=True,
                    help="the colour the perfect player plays: first (moves first) or second")
     p.add_argument("--from", dest="start", default="", metavar="MOVES",
@@ -56,7 +56,7 @@ def run(args) -> int:
     if args.solver_nodes < 0:
         return fail("--solver-nodes must be >= 0")
     try:
-        if via.engine_addr is None:
+        if via.engine_addr is None and args.player.strip().lower() != "you":
             check_spec(args.player)
         books = None
         if args.books:
@@ -64,7 +64,12 @@ def run(args) -> int:
 
             books = BookSet.load(args.books)
         factory = PlayerFactory(start.geometry, via, books, engine_books=args.engine_books)
-        player = factory.make(args.player, seed=args.seed)
+        if args.player.strip().lower() == "you":
+            from arena.play import HumanPlayer
+
+            player = HumanPlayer(sys.stdin, sys.stdout, use_colour(sys.stdout))
+        else:
+            player = factory.make(args.player, seed=args.seed)
     except PlayerError as exc:
         return fail(str(exc))
     if via.solver_addr:

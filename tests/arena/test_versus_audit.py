@@ -160,3 +160,16 @@ def test_draw_held_and_loss_from_the_start_summaries(factory, oracle):
     res = play_versus(factory.make("perfect"), oracle, solver_color=late.to_move, start=late)
     assert res.winner == late.to_move and not res.mistakes
     assert res.summary == f"theoretical loss from the start: lost at ply {res.final_ply} (best defence lasts to ply {res.final_ply})"
+
+
+def test_c4_versus_you_with_piped_moves():
+    """A person against the perfect player: bad input gets a message, the verdict judges the person's move."""
+    out = subprocess.run([sys.executable, "-m", "c4.main", "versus", "you", "--solver-seat", "first", "--from", LATE],
+                         input="z\nc\n", capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "column 'z' is not on this board" in out.stdout
+    # c hands the first player a win at once (the solver says f keeps the win)
+    assert "lost the win at ply 26 (c instead of f); the game was lost at ply 27" in out.stdout
+    solver = Solver()
+    scores = solver.analyze(Position.parse(LATE))
+    assert scores[2] < 0 < scores[5]
