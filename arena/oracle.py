@@ -49,6 +49,11 @@ class Oracle:
             s = self.books.score(pos)
             if s is not None:
                 return s
+            # A move book holds one side's positions; the other side's score is
+            # the best of its children's, when the books have every child.
+            scores = self.books.analysis(pos)
+            if scores is not None:
+                return max(x for x in scores if x is not None)
         return self._run(self.solver.solve, pos).score
 
     def column_value(self, pos: Position, col: int) -> int:
