@@ -71,6 +71,7 @@ class VersusResult:
     summary: str = ""
     error: str | None = None
     geometry: Geometry = STANDARD
+    book_moves: int = 0  # the player's moves that came from its opening books
 
     def to_json(self) -> dict:
         return {"start": [c + 1 for c in self.start], "moves": [c + 1 for c in self.moves],
@@ -78,7 +79,7 @@ class VersusResult:
                 "mistakes": [{"ply": m.ply, "played": m.played + 1, "best": m.best + 1, "before": m.before,
                               "after": m.after} for m in self.mistakes],
                 "winner": None if self.winner is None else seat_name(self.winner), "final_ply": self.final_ply,
-                "summary": self.summary, "error": self.error}
+                "summary": self.summary, "error": self.error, "player_book_moves": self.book_moves}
 
 
 def play_versus(player: ArenaPlayer, oracle, solver_color: int, start: Position, out=None,
@@ -107,13 +108,14 @@ def play_versus(player: ArenaPlayer, oracle, solver_color: int, start: Position,
                 col = info.column
                 pos.check_move(col)
                 value = oracle.column_value(pos, col)
-                who, note = player.spec, ""
+                who, note = player.spec, ("  [book]" if info.book else "")
+                res.book_moves += bool(info.book)
                 if sign(value) < sign(best):
                     scores = oracle.analyze(pos)
                     good = _best_column(scores, pos)
                     m = Mistake(ply, col, good, best, value)
                     res.mistakes.append(m)
-                    note = f"  ?? {m.text()}"
+                    note += f"  ?? {m.text()}"
             pos.play(col)
             verdict = "game over" if pos.is_over else verdict_text(-value, pos)
             say(f"{ply:>3}. {LETTERS[col]}  {who:<14} {verdict}{note}")
