@@ -20,6 +20,10 @@ import json
 import time
 
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .errors import GameError
 
@@ -84,7 +88,14 @@ return 0
 
 class Store:
     def __init__(self, url: str, ttl_s: int):
-        self.redis = aioredis.Redis.from_url(url, decode_responses=True, max_connections=256)
+        # After a Redis restart the pooled connections are dead: an idle one is pinged
+        # before use (health_check_interval) and a command that meets a dropped
+        # connection is retried on a fresh one. A retried save cannot apply twice: its
+        # version check answers `conflict` if the first attempt did land.
+        self.redis = aioredis.Redis.from_url(
+            url, decode_responses=True, max_connections=256, health_check_interval=2,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError])
         self.ttl_s = ttl_s
         self._cas = self.redis.register_script(CAS)
         self._release = self.redis.register_script(RELEASE)

@@ -246,9 +246,24 @@ def test_redis_down_gives_503_then_the_game_is_back(tmp_path):
             ready = c.get("/readyz")
             assert ready.status_code == 503 and ready.json()["redis"].startswith("down")
             own.start()  # same port, same data folder
-            back = c.get(f"/api/v1/games/{gid}")
-            assert back.status_code == 200 and back.json()["moves"] == [4]
+            # Every request after the restart works at once (dead pooled connections are
+            # replaced, not reported): several, so that each pooled connection is used.
+            for _ in range(5):
+                back = c.get(f"/api/v1/games/{gid}")
+                assert back.status_code == 200 and back.json()["moves"] == [4]
             assert play(c, gid, yellow, 3).json()["moves"] == [4, 3]
+            # A quick restart with pooled connections open (no request in between): the
+            # first requests after it must not fail on the dead connections.
+            import concurrent.futures as cf
+
+            with cf.ThreadPoolExecutor(8) as pool, httpx.Client(base_url=gw.url, timeout=30) as many:
+                assert all(r.status_code == 200 for r in pool.map(
+                    lambda _: many.get(f"/api/v1/games/{gid}"), range(16)))
+            own.restart()
+            for _ in range(12):
+                r = c.get(f"/api/v1/games/{gid}")
+                assert r.status_code == 200, r.text
+            assert play(c, gid, red, 5).json()["moves"] == [4, 3, 5]
     finally:
         gw.stop()
         own.stop()
