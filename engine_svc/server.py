@@ -9,6 +9,7 @@ to MAX_CONCURRENT (the numba kernels release the GIL), each with an engine
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import queue
 import threading
@@ -175,7 +176,10 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             parse_spec(request.player.strip() or "engine")
         except (BadRequest, InvalidSpec) as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        threading.Thread(target=work, daemon=True, name="think").start()
+        # The worker runs in a copy of this RPC's context, so its log lines
+        # keep the request id (a plain thread starts with empty context variables).
+        ctx = contextvars.copy_context()
+        threading.Thread(target=ctx.run, args=(work,), daemon=True, name="think").start()
         while True:
             item = updates.get()
             if item is done:

@@ -157,3 +157,27 @@ def test_python_m_engine_svc_serves_when_warm(tmp_path):
 
     records = [json.loads(line) for line in lines]  # every log line is JSON
     assert any(r["msg"] == "serving" for r in records)
+
+
+def test_request_id_reaches_the_move_log_of_think_and_move(stub, caplog):
+    import logging
+
+    from servicekit.logs import REQUEST_ID
+
+    seen = []
+
+    class Grab(logging.Handler):
+        def emit(self, record):
+            if record.getMessage() == "move":
+                seen.append(REQUEST_ID.get())
+
+    handler = Grab()
+    logging.getLogger("engine_svc.server").addHandler(handler)
+    logging.getLogger("engine_svc.server").setLevel(logging.INFO)
+    try:
+        req = engine_pb2.MoveRequest(position=pos("4"), player="greedy")
+        list(stub.Think(req, metadata=[("x-request-id", "think-rid-1")]))
+        stub.Move(req, metadata=[("x-request-id", "move-rid-2")])
+    finally:
+        logging.getLogger("engine_svc.server").removeHandler(handler)
+    assert "think-rid-1" in seen and "move-rid-2" in seen
