@@ -1,0 +1,51 @@
+"""The analysis-book generator: exact lines, mirror images once, finished games
+and bad lines skipped, resumable."""
+
+from __future__ import annotations
+
+from connect4 import Position, STANDARD
+from connect4.book import AnalysisBook
+from books.analysis_gen import enumerate_positions, main
+from solver_svc.solver import Solver
+
+from .support import TT_LOG2
+
+DEEP = ["2252576253462244111563365343671351441", "7422341735647741166133573473242566",
+        "23163416124767223154467471272416755633"]
+
+
+def mirror(moves: str) -> str:
+    return "".join(str(8 - int(c)) for c in moves)
+
+
+def test_enumeration_keeps_one_of_each_mirror_pair():
+    # 7 one-stone positions = 3 mirror pairs + the centre; 49 two-stone
+    # positions = 24 pairs + the one symmetric position (both in the centre).
+    assert [len(enumerate_positions(STANDARD, p, p)) for p in (0, 1, 2)] == [1, 4, 25]
+    assert len(enumerate_positions(STANDARD, 0, 2)) == 30
+
+
+def test_generated_lines_are_the_solvers_and_a_rerun_adds_nothing(tmp_path):
+    listing = tmp_path / "positions.txt"
+    listing.write_text("\n".join([
+        DEEP[0], mirror(DEEP[0]),      # the same position twice
+        DEEP[1], "# a comment", "",
+        "1212121",                     # a finished game: skipped
+        "4444444",                     # illegal: skipped with a warning
+        DEEP[2],
+    ]) + "\n")
+    out = tmp_path / "7x6-analysis.txt"
+    assert main(["--positions", str(listing), "--out", str(out), "--tt-log2", str(TT_LOG2)]) == 0
+    book = AnalysisBook.load(out)
+    assert not book.problems and len(book) == 3
+    solver = Solver(STANDARD, TT_LOG2)
+    for moves in DEEP:
+        for m in (moves, mirror(moves)):
+            pos = Position.parse(m)
+            assert book.lookup(pos) == tuple(solver.analyze(pos))
+    text = out.read_text()
+    assert text.startswith("# Analysis book 7x6") and "3 written" in text
+    assert main(["--positions", str(listing), "--out", str(out), "--tt-log2", str(TT_LOG2)]) == 0
+    again = out.read_text()
+    assert "0 written, 3 already there" in again
+    assert len([line for line in again.splitlines() if not line.startswith("#")]) == 3
