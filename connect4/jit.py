@@ -4,20 +4,65 @@ Kernels are made per board geometry by factories that close over the geometry
 as constants. numba keys its on-disk cache by the pickled closure, and a jitted
 function pickles with a random uuid, so a kernel that calls another closure
 would miss the cache in every new process. ``kernel(tag)`` gives the dispatcher
-a uuid derived from the geometry and its name, which keeps the cache warm.
+a uuid derived from its name, its code and everything it closes over (other
+kernels by their own uuid), so:
+
+- the cache stays warm across processes, and
+- when a kernel's code changes, every kernel that calls it gets a new cache key
+  too, even from another file (numba itself only notices changes in the file
+  of the function it loads, and would link a stale callee).
 """
 
 from __future__ import annotations
 
+import hashlib
+import types
+
+import numpy as np
 from numba import njit
+from numba.core.registry import CPUDispatcher
+
+
+def _hash_code(code: types.CodeType, h) -> None:
+    h.update(code.co_code)
+    h.update(repr(code.co_names).encode())
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _hash_code(const, h)  # nested functions: their repr holds an address
+        else:
+            h.update(repr(const).encode())
+
+
+def _hash_value(value, h) -> None:
+    if isinstance(value, CPUDispatcher):
+        h.update(str(value._uuid).encode())  # a kernel: already a fingerprint
+    elif isinstance(value, np.ndarray):
+        h.update(str(value.dtype).encode() + repr(value.shape).encode() + value.tobytes())
+    elif isinstance(value, types.FunctionType):
+        _hash_code(value.__code__, h)
+    else:
+        h.update(repr(value).encode())
+
+
+def fingerprint(fn) -> str:
+    """A digest of a function's code, its closure and the kernels it names."""
+    h = hashlib.sha256()
+    _hash_code(fn.__code__, h)
+    for cell in fn.__closure__ or ():
+        _hash_value(cell.cell_contents, h)
+    for name in fn.__code__.co_names:  # module-level kernels it calls
+        value = fn.__globals__.get(name)
+        if isinstance(value, CPUDispatcher):
+            _hash_value(value, h)
+    return h.hexdigest()[:16]
 
 
 def kernel(tag: str, **options):
-    """``@njit(cache=True, nogil=True)`` with a stable identity for caching."""
+    """``@njit(cache=True, nogil=True)`` with a stable, content-derived identity."""
 
     def wrap(fn):
         dispatcher = njit(cache=True, nogil=True, **options)(fn)
-        dispatcher._set_uuid(f"c4:{tag}:{fn.__module__}.{fn.__qualname__}")
+        dispatcher._set_uuid(f"c4:{tag}:{fn.__module__}.{fn.__qualname__}:{fingerprint(fn)}")
         return dispatcher
 
     return wrap
