@@ -30,13 +30,32 @@ import numpy as np
 from numba import int64, uint64
 
 from connect4.geometry import Geometry
-from connect4.jit import kernel
-from connect4.kernels import kernels_for
+from connect4.jit import kernel as jit_kernel
+from connect4.kernels import line_terms
 
 from .table import ABORT, BUDGET, HASH_MUL, LOG_N, LOG_OVERFLOW, NODES, SHIFT
 
 ETC_MIN_EMPTY = 8  # probe the children in the table first when this many cells are empty
-STOP_CHECK = 1023  # poll the stop flag when (nodes & STOP_CHECK) == 0
+STOP_CHECK = 1023
+
+
+def kernel(tag: str):
+    """connect4.jit.kernel, with the geometry in the function's qualname.
+
+    numba names a function's cache files after its qualname and numbers the
+    compiled variants inside one index file. Processes that compile different
+    geometries of the same closure at once can then overwrite each other's
+    index or data (the data file is not checked against its key), and a
+    process later loads another board's machine code: wrong scores and
+    out-of-bounds writes. One qualname, hence one index, per geometry keeps
+    concurrent compiles of different boards apart.
+    """
+
+    def wrap(fn):
+        fn.__qualname__ = f"{fn.__qualname__}_{tag}"
+        return jit_kernel(tag)(fn)
+
+    return wrap  # poll the stop flag when (nodes & STOP_CHECK) == 0
 
 
 def winning_cells_k4(g: Geometry):
@@ -67,6 +86,30 @@ def winning_cells_k4(g: Geometry):
     return winning_cells
 
 
+def winning_cells_generic(g: Geometry):
+    """Any K: the shift table of connect4.kernels.line_terms, compiled here
+    so its cache files are per geometry too."""
+    K = g.k
+    BOARD = uint64(g.board_mask)
+    TERMS = line_terms(g)
+    N_TERMS = TERMS.shape[0]
+    tag = f"{g.width}x{g.height}k{g.k}"
+
+    @kernel(tag)
+    def winning_cells(pos, mask):
+        """Empty cells where ``pos`` would complete a line of K."""
+        r = uint64(0)
+        for t in range(N_TERMS):
+            m = BOARD
+            for i in range(K - 1):
+                o = TERMS[t, i]  # the stone at x + o must be set: move it onto x
+                m &= (pos >> uint64(o)) if o > 0 else (pos << uint64(-o))
+            r |= m
+        return r & (BOARD ^ mask)
+
+    return winning_cells
+
+
 @lru_cache(maxsize=None)
 def search_kernels(g: Geometry) -> SimpleNamespace:
     tag = f"{g.width}x{g.height}k{g.k}"
@@ -84,7 +127,7 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
 
     win_cells = winning_cells_k4(g) if g.k == 4 else None
     if win_cells is None:
-        win_cells = kernels_for(g).winning_cells
+        win_cells = winning_cells_generic(g)
 
     @kernel(tag)
     def popcount(x):
