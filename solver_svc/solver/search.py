@@ -23,13 +23,15 @@ unwinds without storing anything.
 
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from types import SimpleNamespace
 
 import numpy as np
-from numba import int64, uint64
+from numba import int64, njit, uint64
 
 from connect4.geometry import Geometry
+from connect4 import jit as c4jit
 from connect4.jit import kernel as jit_kernel
 from connect4.kernels import line_terms
 
@@ -54,6 +56,30 @@ def kernel(tag: str):
     def wrap(fn):
         fn.__qualname__ = f"{fn.__qualname__}_{tag}"
         return jit_kernel(tag)(fn)
+
+    return wrap
+
+
+def recursive_kernel(tag: str):
+    """:func:`kernel` for a function that calls itself: its own closure cell
+    is still empty when it is decorated, so the identity hashes the code and
+    every other captured value (as connect4.jit.fingerprint does) and marks
+    the self reference."""
+
+    def wrap(fn):
+        fn.__qualname__ = f"{fn.__qualname__}_{tag}"
+        h = hashlib.sha256()
+        c4jit._hash_code(fn.__code__, h)
+        for cell in fn.__closure__ or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # the function itself: its code is hashed above
+                h.update(b"<self>")
+                continue
+            c4jit._hash_value(value, h)
+        dispatcher = njit(cache=True, nogil=True)(fn)
+        dispatcher._set_uuid(f"c4:{tag}:{fn.__module__}.{fn.__qualname__}:{h.hexdigest()[:16]}")
+        return dispatcher
 
     return wrap  # poll the stop flag when (nodes & STOP_CHECK) == 0
 
@@ -146,6 +172,33 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
         return r
 
     @kernel(tag)
+    def probe_upper(tt, st, cur, mask):
+        """The stored upper bound of a position, NO_UPPER when absent."""
+        key = cur + mask + BOTTOM
+        mkey = mirror(key)
+        h = (mkey if mkey < key else key) * MUL
+        shift = uint64(st[SHIFT])
+        low_bits = uint64(64) - shift
+        word = tt[int64(h >> shift)]
+        if (word >> low_bits) << low_bits == h << low_bits:
+            return int64((word >> uint64(6)) & M6) - 32
+        return POS_INF
+
+    @kernel(tag)
+    def store(tt, log, st, idx, tag_, lower, upper, col, flip):
+        if tt[idx] == ZERO:  # a fresh slot: remember it for a cheap reset
+            n = st[LOG_N]
+            if n < log.shape[0]:
+                log[n] = idx
+                st[LOG_N] = n + 1
+            else:
+                st[LOG_OVERFLOW] = 1
+        m = 0
+        if col >= 0:
+            m = (W - 1 - col if flip else col) + 1
+        tt[idx] = tag_ | uint64(((lower + 32) << 12) | ((upper + 32) << 6) | m)
+
+    @recursive_kernel(tag)
     def negamax(cur, mask, ply, alpha, beta, tt, log, st, stop, mv, sc):
         """Score of (cur, mask) within [alpha, beta] (fail-hard bounds).
 
@@ -259,33 +312,6 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
         else:
             store(tt, log, st, idx, tag_, tlo, min(alpha, thi), best, flip)
         return alpha
-
-    @kernel(tag)
-    def probe_upper(tt, st, cur, mask):
-        """The stored upper bound of a position, NO_UPPER when absent."""
-        key = cur + mask + BOTTOM
-        mkey = mirror(key)
-        h = (mkey if mkey < key else key) * MUL
-        shift = uint64(st[SHIFT])
-        low_bits = uint64(64) - shift
-        word = tt[int64(h >> shift)]
-        if (word >> low_bits) << low_bits == h << low_bits:
-            return int64((word >> uint64(6)) & M6) - 32
-        return POS_INF
-
-    @kernel(tag)
-    def store(tt, log, st, idx, tag_, lower, upper, col, flip):
-        if tt[idx] == ZERO:  # a fresh slot: remember it for a cheap reset
-            n = st[LOG_N]
-            if n < log.shape[0]:
-                log[n] = idx
-                st[LOG_N] = n + 1
-            else:
-                st[LOG_OVERFLOW] = 1
-        m = 0
-        if col >= 0:
-            m = (W - 1 - col if flip else col) + 1
-        tt[idx] = tag_ | uint64(((lower + 32) << 12) | ((upper + 32) << 6) | m)
 
     @kernel(tag)
     def half(x):
