@@ -1,27 +1,82 @@
-"""The engine's numba decorator: connect4.jit.kernel plus a per-geometry name.
+"""The engine's numba decorator: a stable, content-derived identity and a
+per-geometry function name.
 
-numba names a compiled function after its qualified name plus a counter that
-restarts in every process. Kernels of two geometries come from the same
-factory (same qualified name), so two cached kernels loaded into one process
-could define the same symbol, and the JIT linker would bind a call to the
-other geometry's code (wrong results, then memory corruption). Putting the
-geometry tag into ``__qualname__`` keeps every symbol, and every cache file,
-distinct.
+Like :func:`connect4.jit.kernel`, the dispatcher's uuid is derived from the
+function's code, everything it closes over and the kernels it calls (their own
+uuids), so numba's on-disk cache stays warm across processes and a changed
+callee gives its callers new cache keys. Two additions for the engine:
+
+- A self-recursive kernel (the search's negamax) finds its own closure cell
+  still empty when it is decorated; that cell is hashed as ``<self>`` (its
+  code is hashed anyway).
+- The geometry tag goes into ``__qualname__``. numba names compiled functions
+  after their qualified name plus a counter that restarts in every process;
+  kernels of two geometries come from one factory (one qualified name), and two
+  cached kernels loaded into one process could define the same symbol, so the
+  JIT linker would bind a call to the other geometry's code (seen as wrong
+  results and heap corruption). A distinct name keeps every symbol, and every
+  cache file, apart.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+import types
 
-from connect4.jit import kernel as _kernel
+import numpy as np
+from numba import njit
+from numba.core.registry import CPUDispatcher
+
+
+def _hash_code(code: types.CodeType, h) -> None:
+    h.update(code.co_code)
+    h.update(repr(code.co_names).encode())
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _hash_code(const, h)  # a nested function's repr holds an address
+        else:
+            h.update(repr(const).encode())
+
+
+def _hash_value(value, h) -> None:
+    if isinstance(value, CPUDispatcher):
+        h.update(str(value._uuid).encode())  # a kernel: its uuid is its fingerprint
+    elif isinstance(value, np.ndarray):
+        h.update(str(value.dtype).encode() + repr(value.shape).encode() + value.tobytes())
+    elif isinstance(value, types.FunctionType):
+        _hash_code(value.__code__, h)
+    else:
+        h.update(repr(value).encode())
+
+
+def fingerprint(fn) -> str:
+    """A digest of a function's code, its closure and the module-level kernels it names."""
+    h = hashlib.sha256()
+    _hash_code(fn.__code__, h)
+    for cell in fn.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # the function's own cell (recursion): not bound yet
+            h.update(b"<self>")
+            continue
+        _hash_value(value, h)
+    for name in fn.__code__.co_names:
+        value = fn.__globals__.get(name)
+        if isinstance(value, CPUDispatcher):
+            _hash_value(value, h)
+    return h.hexdigest()[:16]
 
 
 def kernel(tag: str, **options):
+    """``@njit(cache=True, nogil=True)`` with a content-derived uuid and a per-geometry name."""
     safe = re.sub(r"[^0-9A-Za-z_]", "_", tag)
 
     def wrap(fn):
         fn.__qualname__ = f"{fn.__qualname__}__{safe}"
         fn.__name__ = f"{fn.__name__}__{safe}"
-        return _kernel(tag, **options)(fn)
+        dispatcher = njit(cache=True, nogil=True, **options)(fn)
+        dispatcher._set_uuid(f"c4e:{tag}:{fn.__module__}.{fn.__qualname__}:{fingerprint(fn)}")
+        return dispatcher
 
     return wrap
