@@ -249,6 +249,18 @@ def test_game_over_mcp(stack):
     assert any("1 2 3 4 5 6 7" in t for t in texts), texts
 
 
+def test_request_id_follows_a_move_into_the_engine(stack, api):
+    """One id from the HTTP request to the engine's log line of its search (servicekit logs)."""
+    rid = "deploy" + os.urandom(6).hex()
+    game = api.post("/api/v1/games", json={"opponent": "engine:100", "think_ms": 50}).json()
+    r = api.post(f"/api/v1/games/{game['state']['id']}/moves", json={"column": 4},
+                 headers={"X-Player-Token": game["token"], "X-Request-ID": rid})
+    assert r.status_code == 200 and r.headers.get("x-request-id") == rid, r.text
+    stack.wait(lambda: any(line.startswith("engine ") and f"request_id={rid}" in line
+                           for line in stack.log_path.read_text(errors="replace").splitlines()),
+               "the engine's log line with the request id", timeout=60)
+
+
 def test_killed_child_comes_back(stack, api):
     old = stack.child("engine")
     os.kill(old["pid"], signal.SIGKILL)
