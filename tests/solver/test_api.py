@@ -65,10 +65,11 @@ def test_analyze_full_column_is_none(solver):
     assert all(s is not None for c, s in enumerate(scores) if c != 3)
 
 
-def test_best_move_on_small_board_matches_brute_force():
+@pytest.mark.parametrize("moves", ["332211", "33241"])  # "332211": column 4 wins at once
+def test_best_move_on_small_board_matches_brute_force(moves):
     g = Geometry(5, 4, 4)
     solver = Solver(g, tt_log2=18)
-    pos = Position.parse("33", g)
+    pos = Position.parse(moves, g)
     memo: dict = {}
     col, score = solver.best_move(pos)
     children = []
@@ -76,7 +77,13 @@ def test_best_move_on_small_board_matches_brute_force():
         child = pos.played(c)
         children.append(((g.cells + 1 - pos.ply) // 2) if child.winner is not None else -brute_score(child, memo))
     assert score == max(children) == brute_score(pos, memo)
-    assert -brute_score(pos.played(col), memo) == score
+    child = pos.played(col)
+    if child.winner is not None:
+        assert score == (g.cells + 1 - pos.ply) // 2
+    else:
+        assert -brute_score(child, memo) == score
+    rank = g.center_order()
+    assert col == min((c for c in pos.legal_moves() if solver.analyze(pos)[c] == score), key=rank.index)
 
 
 def test_mirror_position_has_same_score(solver, pons_sets):
