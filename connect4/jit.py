@@ -11,11 +11,23 @@ kernels by their own uuid), so:
 - when a kernel's code changes, every kernel that calls it gets a new cache key
   too, even from another file (numba itself only notices changes in the file
   of the function it loads, and would link a stale callee).
+
+Two more details:
+
+- A self-recursive kernel finds its own closure cell still empty when it is
+  decorated; that cell is hashed as ``<self>`` (its code is hashed anyway).
+- The tag goes into ``__qualname__``. numba names compiled functions after the
+  qualified name plus a counter that restarts in every process; kernels of two
+  geometries come from one factory (one qualified name), so two cached kernels
+  loaded into one process could define the same symbol and the JIT linker
+  would bind a call to the other geometry's code (seen as wrong results and
+  heap corruption). A distinct name keeps every symbol and cache file apart.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import types
 
 import numpy as np
@@ -49,7 +61,12 @@ def fingerprint(fn) -> str:
     h = hashlib.sha256()
     _hash_code(fn.__code__, h)
     for cell in fn.__closure__ or ():
-        _hash_value(cell.cell_contents, h)
+        try:
+            value = cell.cell_contents
+        except ValueError:  # the function's own cell (recursion): not bound yet
+            h.update(b"<self>")
+            continue
+        _hash_value(value, h)
     for name in fn.__code__.co_names:  # module-level kernels it calls
         value = fn.__globals__.get(name)
         if isinstance(value, CPUDispatcher):
@@ -58,9 +75,12 @@ def fingerprint(fn) -> str:
 
 
 def kernel(tag: str, **options):
-    """``@njit(cache=True, nogil=True)`` with a stable, content-derived identity."""
+    """``@njit(cache=True, nogil=True)`` with a content-derived uuid and a per-tag name."""
+    safe = re.sub(r"[^0-9A-Za-z_]", "_", tag)
 
     def wrap(fn):
+        fn.__qualname__ = f"{fn.__qualname__}__{safe}"
+        fn.__name__ = f"{fn.__name__}__{safe}"
         dispatcher = njit(cache=True, nogil=True, **options)(fn)
         dispatcher._set_uuid(f"c4:{tag}:{fn.__module__}.{fn.__qualname__}:{fingerprint(fn)}")
         return dispatcher

@@ -30,7 +30,7 @@ import numpy as np
 from numba import int8, int32, int64, uint64
 
 from connect4.geometry import MAX_BITS, STANDARD, Geometry
-from .jit import kernel
+from connect4.jit import kernel
 
 from .bits import popcount
 

@@ -19,7 +19,7 @@ import numpy as np
 from numba import int64, uint64
 
 from connect4.geometry import STANDARD, Geometry
-from .jit import kernel
+from connect4.jit import kernel
 
 from .bits import popcount
 from .evaluation import eval_kernels, line_tables

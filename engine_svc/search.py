@@ -37,7 +37,7 @@ from numba import int64, uint64
 
 from connect4.errors import InvalidPosition
 from connect4.geometry import STANDARD, Geometry
-from .jit import kernel
+from connect4.jit import kernel
 
 from .evaluation import eval_kernels, line_tables
 from .tt import DEFAULT_MB, EXACT, LOWER, NO_MOVE, UPPER, TranspositionTable, tt_lookup, tt_pack, tt_score, tt_slot

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import int64, uint64
 
-from .jit import kernel
+from connect4.jit import kernel
 
 LOWER, UPPER, EXACT = 1, 2, 3
 NO_MOVE = 255

@@ -42,3 +42,18 @@ def test_fingerprint_sees_arrays():
     first = fingerprint(f)
     table = np.arange(4)
     assert fingerprint(f) != first
+
+
+def test_recursive_kernels_and_per_tag_names():
+    def make(tag):
+        @kernel(tag)
+        def fact(n):
+            if n <= 1:
+                return 1
+            return n * fact(n - 1)
+
+        return fact
+
+    a, b = make("7x6k4"), make("5x4k3")
+    assert a(5) == 120 and b(4) == 24
+    assert a.py_func.__qualname__.endswith("__7x6k4") and a._uuid != b._uuid
