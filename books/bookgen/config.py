@@ -28,8 +28,6 @@ class BookgenSettings(BaseSettings):
     opening_book: Path = BOOK_DIR / "7x6-opening.txt"
     engine_depths: str = "12,13"
     # Boards whose solver kernels a worker compiles before it takes tasks.
-    # One worker process should serve one board size: the solver's kernels
-    # of two sizes in one process currently interfere (see docs/bookgen.md).
     warm: str = "7x6"
 
 
