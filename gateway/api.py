@@ -33,8 +33,10 @@ ERRORS = {
     400: {"model": ErrorBody, "description": "bad_request, illegal_column, full_column"},
     403: {"model": ErrorBody, "description": "bad_token, analysis_disabled"},
     404: {"model": ErrorBody, "description": "unknown_game"},
-    409: {"model": ErrorBody, "description": "not_your_turn, game_over, conflict, invite_used, nothing_to_undo"},
-    503: {"model": ErrorBody, "description": "service_unavailable (the game is kept)"},
+    409: {"model": ErrorBody, "description": "not_your_turn, game_over, conflict, invite_used, nothing_to_undo, "
+                                             "game_not_over"},
+    502: {"model": ErrorBody, "description": "service_error, learning_failed"},
+    503: {"model": ErrorBody, "description": "service_unavailable, learning_unavailable (the game is kept)"},
     504: {"model": ErrorBody, "description": "timeout (the game is kept)"},
 }
 
@@ -157,6 +159,15 @@ async def analysis(request: Request, game_id: str, deadline_ms: int = Query(1000
                    ply: int | None = Query(None, description="the position after the first N moves (default: now)")
                    ) -> dict[str, Any]:
     return _json(await games(request).analysis(game_id, deadline_ms, ply))
+
+
+@router.post("/games/{game_id}/learn",
+             summary="Learn from a finished game: a bookgen worker traces the engine's moves with the solver "
+                     "and books each thrown win or draw in the corrective book (token)",
+             responses=ERRORS, response_model=None)
+async def learn(request: Request, game_id: str, x_player_token: Token = None,
+                token: TokenQ = None) -> dict[str, Any]:
+    return _json(await games(request).learn(game_id, _token(x_player_token, token)))
 
 
 # -- WebSocket ----------------------------------------------------------------------

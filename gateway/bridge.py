@@ -137,6 +137,14 @@ class Session:
         self.game_id, self.token, self.human = game_id, token, seat
         return await self.reply(doc)
 
+    async def cmd_learn(self, msg: dict) -> dict:
+        """The connection's finished game to the bookgen workers: the report and the state."""
+        await self.ensure_game()
+        out = await self.games.learn(self.game_id, self.token)
+        reply = await self.reply()
+        reply["report"] = out["report"]
+        return reply
+
 
 COMMANDS: dict[str, Callable[[Session, dict], Awaitable[dict]]] = {
     "state": Session.cmd_state,
@@ -145,6 +153,7 @@ COMMANDS: dict[str, Callable[[Session, dict], Awaitable[dict]]] = {
     "hints": Session.cmd_hints,
     "replay": Session.cmd_replay,
     "attach": Session.cmd_attach,
+    "learn": Session.cmd_learn,
 }
 
 
@@ -157,6 +166,8 @@ def _bridge_error(exc: GameError) -> str:
         return f"bad token: {exc.message}"
     if exc.code == "service_unavailable":
         return f"service unavailable: {exc.message}"
+    if exc.code in ("learning_unavailable", "game_not_over"):
+        return exc.message
     return f"{exc.code.replace('_', ' ')}: {exc.message}"
 
 

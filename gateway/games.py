@@ -24,6 +24,8 @@ from c4proto.connect4.v1 import engine_pb2
 
 from . import model
 from .errors import GameError
+from .learning import Learner
+from .metrics import LEARN_REQUESTS
 from .model import COLORS, color_to_move, is_over, program_to_move, public_state
 from .services import Services
 from .settings import GatewaySettings
@@ -75,6 +77,7 @@ class Games:
         self.owner = model.new_id()  # this process, for claims
         self.running: dict[str, asyncio.Task] = {}
         self._sweeper: asyncio.Task | None = None
+        self.learner = Learner(settings.redis_url, settings.learn_queue, settings.learn_timeout_s)
 
     # -- helpers ------------------------------------------------------------------
     def view(self, doc: dict, you: str | None = None, pos: Position | None = None) -> dict:
@@ -340,6 +343,35 @@ class Games:
             out["best"] = [c["column"] for c in out["columns"] if c["score"] == max(scores)]
         out.update(nodes=resp.nodes, source=resp.source, elapsed_ms=resp.elapsed_ms)
         return out
+
+    async def learn(self, game_id: str, token: str | None) -> dict:
+        """Send a finished game to the bookgen workers' ``bookgen.learn`` task.
+
+        Players only (the token): it makes a worker search and may write the
+        corrective book. The game is read, never changed. Returns
+        ``{"report": ..., "state": ...}``."""
+        doc = await self.store.load(game_id)
+        seat = self.authorize(doc, token)
+        if not is_over(doc):
+            LEARN_REQUESTS.labels("game_not_over").inc()
+            raise GameError("game_not_over", "learning needs a finished game: play it to the end first",
+                            self.view(doc, seat))
+        programs = [c for c in COLORS if doc["seats"][c]["kind"] == "opponent"]
+        # The engine is the program's seat; between people (or two programs) the
+        # task picks the loser of a lost game, else the second player.
+        engine = {"red": "first", "yellow": "second"}[programs[0]] if len(programs) == 1 else "auto"
+        size = f"{doc['width']}x{doc['height']}" + ("" if doc["k"] == 4 else f"k{doc['k']}")
+        moves = "".join(str(c + 1) for c in doc["moves"]) if doc["width"] <= 9 else [c + 1 for c in doc["moves"]]
+        try:
+            report = await self.learner.learn(moves, size, engine)
+        except GameError as exc:
+            LEARN_REQUESTS.labels(exc.code).inc()
+            exc.state = self.view(await self.store.load(game_id), seat)
+            raise
+        LEARN_REQUESTS.labels("ok").inc()
+        log.info("learned", extra={"game": game_id, "engine": engine, "threw": len(report.get("threw") or ()),
+                                   "verdict": report.get("verdict")})
+        return {"report": report, "state": self.view(doc, seat)}
 
     # -- the opponent program's turns ---------------------------------------------------
     def spawn(self, game_id: str, claimed: int | None = None) -> None:

@@ -148,4 +148,21 @@ def build_mcp() -> MCPServer:
             return out
         return await run("connect4_analyze", go())
 
+    @mcp.tool(description="After a finished game: a bookgen worker traces the engine's moves with the exact solver; "
+                          "each ply where the engine threw away a win or a draw goes into its corrective book. "
+                          "Returns the verdict (e.g. 'the opponent won on merit').", structured_output=False)
+    async def connect4_learn(game: str = "default") -> list[TextContent]:
+        async def go():
+            gid, token = await session(game, create=False)
+            out = await mcp.gateway.learn(gid, token)
+            report = out["report"]
+            booked = [f"ply {v['ply']}: played {v['played']}, {v['best']} keeps the {v['threw']}"
+                      + (" (booked)" if v.get("booked") else "") for v in report.get("threw") or ()]
+            text = "learned: " + str(report.get("verdict", "")) + ("\n" + "\n".join(booked) if booked else "")
+            result = _result(out["state"])
+            result.insert(0, TextContent(type="text", text=text))
+            result.insert(1, TextContent(type="text", text=json.dumps({"report": report})))
+            return result
+        return await run("connect4_learn", go())
+
     return mcp

@@ -18,6 +18,7 @@ HTTP_LATENCY = Histogram(
 GAMES_IN_PLAY = Gauge("gateway_games_in_play", "games not finished and not expired")
 BRIDGE_COMMANDS = Counter("gateway_bridge_commands_total", "bridge commands", ["cmd", "outcome"])
 MCP_CALLS = Counter("gateway_mcp_tool_calls_total", "MCP tool calls", ["tool", "outcome"])
+LEARN_REQUESTS = Counter("gateway_learn_requests_total", "learn actions (REST, bridge, MCP)", ["outcome"])
 WS_CLIENTS = Gauge("gateway_websocket_clients", "open WebSocket connections")
 
 

@@ -27,5 +27,7 @@ class GatewaySettings(BaseSettings):
     rpc_timeout_s: float = 10.0  # deadline of quick RPCs; a think gets think time + this
     rpc_retries: int = 4  # attempts on UNAVAILABLE (gRPC retry policy)
     sweep_interval_s: float = 1.0  # how often orphaned opponent turns are looked for
+    learn_timeout_s: float = 120.0  # wait for a bookgen worker's learn report, then learning_unavailable
+    learn_queue: str = "c4.learn"  # the queue bookgen workers take bookgen.learn from
     workers: int = 1  # HTTP + bridge processes sharing the ports (all state is in Redis)
     log_level: str = "INFO"
