@@ -54,6 +54,8 @@ export const api = {
     call("POST", `games/${encodeURIComponent(id)}/replay`, { token, body: { moves, wait: false }, query: { wait: "false" } }),
   analysis: (id, ply, deadlineMs) =>
     call("GET", `games/${encodeURIComponent(id)}/analysis`, { query: { ply, deadline_ms: deadlineMs }, timeoutMs: 30000 }),
+  // a bookgen worker traces the game: allow it the gateway's learn timeout (120 s by default) and more
+  learn: (id, token) => call("POST", `games/${encodeURIComponent(id)}/learn`, { token, body: {}, timeoutMs: 330000 }),
   health: () => call("GET", "/healthz", { timeoutMs: 5000 }),
   ready: () => call("GET", "/readyz", { timeoutMs: 5000 }),
 };

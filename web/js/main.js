@@ -13,6 +13,7 @@ import { bindKeys, KEYS } from "./keyboard.js";
 import { seconds } from "./format.js";
 import { showAlert, clearAlert, alertKind, copyText } from "./ui.js";
 import * as panels from "./panels.js";
+import { renderLearn, resetLearn, learnFrom } from "./learn.js";
 
 const WEB_VERSION = "0.1.0";
 const $ = (id) => document.getElementById(id);
@@ -35,6 +36,7 @@ const app = {
   verdicts: false, // the move list shows the solver's verdicts
   analysisNote: "",
   recovering: false,
+  learn: null, // "learn from this game": {id, busy, report, error} (learn.js)
 };
 
 let settings, board;
@@ -105,6 +107,7 @@ function follow(id, token, seat) {
   detailNote = "";
   analyser.stop();
   Object.assign(app, { id, token, seat, st: null, progress: null, viewPly: null, pending: null, solutionData: null, verdicts: false, analysisNote: "" });
+  resetLearn(app);
   const saved = store.get(id);
   app.invite = saved && saved.invite ? { invite: saved.invite, url: saved.inviteUrl } : null;
   const url = new URL(location.href);
@@ -502,6 +505,7 @@ function wireButtons() {
     showAlert(ok ? "Invite link copied: send it to the other player." : `Invite link: ${$("invite-link").value}`, "info", 4000);
   });
   $("about-btn").addEventListener("click", () => openAbout());
+  $("learn").addEventListener("click", () => learnFrom(app, () => renderLearn(app)));
 }
 
 function openAbout() {
@@ -565,6 +569,7 @@ function render(animate) {
   renderEval();
   renderMoves();
   renderShare();
+  renderLearn(app);
 }
 
 // Without the WebSocket (reconnecting, or a proxy that drops it) the page

@@ -1,0 +1,88 @@
+"""The "Learn from this game" panel against a real gateway and a real bookgen
+worker (the fixtures of tests/gateway/test_learn.py: 6x4 games set up with the
+replay route, the worker's corrective book in a temporary folder), and against
+a gateway with no worker (the clear "unavailable" message, the game intact)."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from tests.gateway.test_learn import (THREW, book, book_lines, finished_game,  # noqa: F401 (fixtures)
+                                      learn_gateway, lonely_gateway)
+from tests.web.conftest import CHROMIUM_ARGS, CHROMIUM, DESKTOP
+from tests.web.helpers import shot
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def open_as_player(chromium, url: str, gid: str, token: str, seat: str):
+    """A page holding this game's seat, as if this browser had created it."""
+    ctx = chromium.new_context(viewport=DESKTOP, base_url=url)
+    ctx.set_default_timeout(20000)
+    saved = {gid: {"token": token, "seat": seat, "t": 1}}
+    ctx.add_init_script(f"localStorage.setItem('c4.games', {json.dumps(json.dumps(saved))});"
+                        f"localStorage.setItem('c4.last', {json.dumps(gid)});")
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"/?game={gid}")
+    page.wait_for_function("document.body.dataset.status !== undefined")
+    return ctx, page, errors
+
+
+def test_learn_button_shows_the_verdict_and_the_booked_plies(chromium, learn_gateway, book):
+    with httpx.Client(base_url=learn_gateway.url, timeout=60) as c:
+        gid, token, state = finished_game(c, THREW, engine_starts=False)
+        r = c.post("/api/v1/games", json={"width": 6, "height": 4, "opponent": "random"})
+        open_id, open_token = r.json()["state"]["id"], r.json()["token"]
+    ctx, page, errors = open_as_player(chromium, learn_gateway.url, gid, token, "red")
+    try:
+        assert page.evaluate("document.body.dataset.status") == "over"
+        assert page.is_visible("#learn-panel") and page.inner_text("#learn") == "Learn from this game"
+        page.click("#learn")
+        page.wait_for_function("document.querySelector('#learn-verdict').dataset.kind === 'report'", timeout=120000)
+        verdict = page.inner_text("#learn-verdict")
+        assert verdict.startswith("The engine (second) threw win at ply 4"), verdict
+        plies = page.locator("#learn-plies li").all_inner_texts()
+        assert plies == ["Move 4: played 4, 3 keeps the win (booked)", "Move 6: played 5, 3 keeps the win (booked)"]
+        assert f"# learned from {THREW} (threw win at ply 4)" in book_lines(book)
+        assert page.inner_text("#learn") == "Learn again"
+        shot(page, "learn-report")
+        # a game that is not over has no Learn panel
+        page2 = ctx.new_page()
+        page2.goto(f"/?game={open_id}")
+        page2.wait_for_function("document.body.dataset.status !== undefined")
+        assert not page2.is_visible("#learn-panel")
+        assert not errors
+    finally:
+        ctx.close()
+
+
+def test_learn_button_says_when_learning_is_unavailable(chromium, lonely_gateway):
+    with httpx.Client(base_url=lonely_gateway.url, timeout=60) as c:
+        gid, token, state = finished_game(c, THREW, engine_starts=False)
+    ctx, page, errors = open_as_player(chromium, lonely_gateway.url, gid, token, "red")
+    try:
+        page.click("#learn")
+        page.wait_for_function("document.querySelector('#learn-verdict').dataset.kind === 'error'", timeout=60000)
+        assert page.inner_text("#learn-verdict").startswith("Learning is unavailable right now")
+        assert "no bookgen worker answered" in page.get_attribute("#learn-verdict", "title")
+        assert not page.is_disabled("#learn")
+        with httpx.Client(base_url=lonely_gateway.url, timeout=60) as c:
+            now = c.get(f"/api/v1/games/{gid}").json()
+        assert (now["version"], now["moves"]) == (state["version"], state["moves"])
+        shot(page, "learn-unavailable")
+        assert not errors
+    finally:
+        ctx.close()
