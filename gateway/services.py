@@ -26,6 +26,9 @@ log = logging.getLogger(__name__)
 
 def _channel(addr: str, service: str, attempts: int) -> grpc.aio.Channel:
     config = {
+        # spread calls over every address the target resolves to
+        # (dns:///engine:50051 gives one per replica under docker compose --scale)
+        "loadBalancingConfig": [{"round_robin": {}}],
         "methodConfig": [{
             "name": [{"service": service}],
             "retryPolicy": {

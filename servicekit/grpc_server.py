@@ -107,7 +107,13 @@ def build_server(
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers),
         interceptors=[ObservabilityInterceptor()],
-        options=[("grpc.so_reuseport", 0)],
+        options=[
+            ("grpc.so_reuseport", 0),
+            # clients reconnect every few minutes and so re-resolve DNS: replicas
+            # added by `docker compose --scale` get traffic without a restart
+            ("grpc.max_connection_age_ms", 300_000),
+            ("grpc.max_connection_age_grace_ms", 120_000),
+        ],
     )
     names = list(add_servicers(server))
     health_servicer = health.HealthServicer(experimental_non_blocking=True)

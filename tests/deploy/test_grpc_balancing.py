@@ -43,10 +43,6 @@ def two_replicas():
         server.stop(0)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "gateway/services.py builds its channels with the default pick_first policy: add "
-    '"loadBalancingConfig": [{"round_robin": {}}] to its service config (docs/deploy.md, '
-    '"Scaling"), then remove this marker'))
 def test_gateway_channels_balance_over_every_replica(two_replicas):
     from gateway.services import Services
 
