@@ -254,3 +254,57 @@ def test_mcp_learn(learn_gateway, redis_server):
     assert out[0].startswith("learned: the engine (second) threw win at ply 4")
     assert [v["ply"] for v in json.loads(out[1])["report"]["threw"]] == [4, 6]
     assert json.loads(out[3])["id"] == gid
+
+
+@pytest.fixture(scope="module")
+def engine_gateway(redis_server, engine_service, learn_gateway):
+    """The real engine service as the opponent; the bookgen worker of ``learn_gateway`` on the same Redis."""
+    gw = Gateway(redis_server.url, engine_service.addr, DEAD, name="gateway-learn-engine",
+                 C4_GATEWAY_LEARN_TIMEOUT_S=120).start()
+    yield gw
+    gw.stop()
+
+
+def test_learn_from_a_game_played_against_the_engine_service(engine_gateway, book):
+    """Red plays the solver's moves against the engine service's ``random`` player
+    on 6x4 (a win for yellow, the engine's seat, with perfect play); when red wins,
+    the engine threw its win somewhere, and learn must find and book it."""
+    from books.bookgen.solving import BookSolver
+
+    solver = BookSolver(G64)
+    with httpx.Client(base_url=engine_gateway.url, timeout=120) as c:
+        for _attempt in range(4):  # random finds yellow's win only with long odds; retry a lost game
+            r = c.post("/api/v1/games", json={"width": 6, "height": 4, "opponent": "random"})
+            assert r.status_code == 201, r.text
+            gid, token = r.json()["state"]["id"], r.json()["token"]
+            state = r.json()["state"]
+            while state["status"] != "over":
+                pos = Position.from_moves([m - 1 for m in state["moves"]], G64)
+                wins = [col for col in pos.legal_moves() if pos.is_winning_move(col)]
+                col = wins[0] if wins else solver.best_move(pos, lambda k: None).column
+                r = c.post(f"/api/v1/games/{gid}/moves", json={"column": col + 1}, headers={"X-Player-Token": token})
+                assert r.status_code == 200, r.text
+                state = r.json()
+            if state["result"]["winner"] == "red":
+                break
+        assert state["result"]["winner"] == "red", "the random engine player won four games in a row"
+        assert state["seats"]["yellow"] == {"kind": "opponent", "spec": "random", "joined": True}
+        before = book_lines(book)
+        r = c.post(f"/api/v1/games/{gid}/learn", headers={"X-Player-Token": token})
+        assert r.status_code == 200, r.text
+        report = r.json()["report"]
+    moves = "".join(str(m) for m in state["moves"])
+    assert report["moves"] == moves and report["engine"] == "second" and report["result"] == "engine lost"
+    assert report["threw"] and report["unproved"] == []
+    cols = [m - 1 for m in state["moves"]]
+    booked = MoveBook.load(book, G64)
+    added = book_lines(book)[len(before):]
+    for v in report["threw"]:
+        pos = Position.from_moves(cols[:v["ply"] - 1], G64)
+        best = solver.best_move(pos, lambda k: None)
+        assert (best.score > 0) == (v["before"] == "win") and v["threw"] == v["before"]
+        assert cols[v["ply"] - 1] + 1 == v["played"] != v["best"]
+        if v["booked"]:
+            assert f"# learned from {moves} (threw {v['threw']} at ply {v['ply']})" in added
+            assert booked.lookup(pos).column + 1 == v["best"]
+    assert any(v["booked"] for v in report["threw"]) or not added
