@@ -77,8 +77,11 @@ def raw() -> dict:
 def interpolate_defaults(text: str) -> str:
     """Compose's interpolation with every variable unset: ``${X:-d}``/``${X-d}`` -> d,
     ``${X}`` -> empty, ``$$`` -> ``$`` (for machines without a Compose binary)."""
-    text = re.sub(r"\$\{(\w+)(?::?-([^}]*))?\}", lambda m: m.group(2) or "", text)
-    return text.replace("$$", "$")
+    pattern = re.compile(r"(?<!\$)\$\{(\w+)(?::?-([^}$]*))?\}")  # innermost first: nested defaults
+    while True:
+        text, n = pattern.subn(lambda m: m.group(2) or "", text)
+        if not n:
+            return text.replace("$$", "$")
 
 
 @pytest.fixture(scope="module")
