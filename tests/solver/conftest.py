@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import pytest
 
 from connect4 import STANDARD
@@ -12,7 +15,7 @@ def solver() -> Solver:
     return Solver(STANDARD, tt_log2=20)
 
 
-def read_set(path, n: int = 0) -> list[tuple[str, int]]:
+def _read_set(path, n: int = 0) -> list[tuple[str, int]]:
     rows = []
     for line in path.read_text().splitlines():
         if line.strip():
@@ -21,3 +24,23 @@ def read_set(path, n: int = 0) -> list[tuple[str, int]]:
             if n and len(rows) >= n:
                 break
     return rows
+
+
+def _load_brute():
+    """tests/solver is not a package (importlib mode): load brute.py by path."""
+    spec = importlib.util.spec_from_file_location("solver_tests_brute", Path(__file__).with_name("brute.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.brute_score
+
+
+@pytest.fixture(scope="session")
+def read_set():
+    """read_set(path, n=0) -> [(moves, score)] of a Pons test set."""
+    return _read_set
+
+
+@pytest.fixture(scope="session")
+def brute_score():
+    """The brute-force minimax reference of brute.py."""
+    return _load_brute()

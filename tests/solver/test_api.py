@@ -11,8 +11,6 @@ import pytest
 from connect4 import STANDARD, Geometry, InvalidPosition, Position
 from solver_svc.solver import BudgetExceeded, Solver, SolveResult
 
-from .brute import brute_score
-from .conftest import read_set
 
 HARD = "4453"  # ply 4: tens of millions of nodes, never finished in these tests
 
@@ -31,7 +29,7 @@ def test_immediate_win_scores_without_search(solver):
 
 
 @pytest.mark.parametrize("line", range(0, 40, 4))
-def test_analyze_agrees_with_solve_of_children(solver, pons_sets, line):
+def test_analyze_agrees_with_solve_of_children(solver, pons_sets, line, read_set):
     moves, expected = read_set(pons_sets / "Test_L2_R1", 40)[line]
     pos = Position.parse(moves)
     scores = solver.analyze(pos)
@@ -50,7 +48,7 @@ def test_analyze_agrees_with_solve_of_children(solver, pons_sets, line):
     assert col == first
 
 
-def test_analyze_weak_gives_signs(solver, pons_sets):
+def test_analyze_weak_gives_signs(solver, pons_sets, read_set):
     moves, _ = read_set(pons_sets / "Test_L2_R1", 1)[0]
     pos = Position.parse(moves)
     strong = solver.analyze(pos)
@@ -66,7 +64,7 @@ def test_analyze_full_column_is_none(solver):
 
 
 @pytest.mark.parametrize("moves", ["332211", "33241"])  # "332211": column 4 wins at once
-def test_best_move_on_small_board_matches_brute_force(moves):
+def test_best_move_on_small_board_matches_brute_force(moves, brute_score):
     g = Geometry(5, 4, 4)
     solver = Solver(g, tt_log2=18)
     pos = Position.parse(moves, g)
@@ -86,7 +84,7 @@ def test_best_move_on_small_board_matches_brute_force(moves):
     assert col == min((c for c in pos.legal_moves() if solver.analyze(pos)[c] == score), key=rank.index)
 
 
-def test_mirror_position_has_same_score(solver, pons_sets):
+def test_mirror_position_has_same_score(solver, pons_sets, read_set):
     for moves, expected in read_set(pons_sets / "Test_L2_R2", 10):
         mirrored = "".join(str(8 - int(ch)) for ch in moves)
         solver.reset()
@@ -107,7 +105,7 @@ def test_node_budget_raises_with_nodes_spent():
         solver.best_move(Position.parse(HARD), node_budget=2000)
 
 
-def test_budget_large_enough_gives_the_score(pons_sets):
+def test_budget_large_enough_gives_the_score(pons_sets, read_set):
     solver = Solver(STANDARD, tt_log2=18)
     moves, expected = read_set(pons_sets / "Test_L1_R1", 1)[0]
     nodes = solver.solve(Position.parse(moves)).nodes
@@ -169,7 +167,7 @@ def test_other_geometry_is_invalid(solver):
         solver.solve(Position(Geometry(5, 4, 4)))
 
 
-def test_reset_forgets_and_keeps_answers(solver, pons_sets):
+def test_reset_forgets_and_keeps_answers(solver, pons_sets, read_set):
     moves, expected = read_set(pons_sets / "Test_L2_R2", 1)[0]
     pos = Position.parse(moves)
     solver.reset()

@@ -10,7 +10,6 @@ import pytest
 
 from connect4 import Position
 
-from .conftest import read_set
 
 WHOLE = ["Test_L3_R1", "Test_L2_R1", "Test_L1_R1"]
 SAMPLES = {"Test_L2_R2": 40, "Test_L1_R2": 12, "Test_L1_R3": 2}
@@ -28,23 +27,23 @@ def check(solver, rows, weak=False):
 
 
 @pytest.mark.parametrize("name", WHOLE)
-def test_whole_set(solver, pons_sets, name):
+def test_whole_set(solver, pons_sets, name, read_set):
     rows = read_set(pons_sets / name)
     assert len(rows) == 1000
     check(solver, rows)
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
-def test_sample_of_hard_set(solver, pons_sets, name):
+def test_sample_of_hard_set(solver, pons_sets, name, read_set):
     check(solver, read_set(pons_sets / name, SAMPLES[name]))
 
 
 @pytest.mark.parametrize("name", WHOLE + ["Test_L2_R2"])
-def test_weak_scores_are_signs(solver, pons_sets, name):
+def test_weak_scores_are_signs(solver, pons_sets, name, read_set):
     check(solver, read_set(pons_sets / name, 100), weak=True)
 
 
-def test_table_kept_across_positions(solver, pons_sets):
+def test_table_kept_across_positions(solver, pons_sets, read_set):
     """Without a reset the stored bounds of earlier positions must stay valid."""
     rows = read_set(pons_sets / "Test_L2_R2", 30) + read_set(pons_sets / "Test_L1_R1", 200)
     solver.reset()
@@ -54,7 +53,7 @@ def test_table_kept_across_positions(solver, pons_sets):
 
 @pytest.mark.full
 @pytest.mark.parametrize("name", ["Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2", "Test_L1_R3"])
-def test_all_6000_lines(pons_sets, name):
+def test_all_6000_lines(pons_sets, name, read_set):
     from solver_svc.solver import Solver
 
     check(Solver(), read_set(pons_sets / name))

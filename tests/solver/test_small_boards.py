@@ -10,7 +10,6 @@ import pytest
 from connect4 import Geometry, Position
 from solver_svc.solver import Solver
 
-from .brute import brute_score
 
 
 def random_position(g: Geometry, rng: random.Random, ply: int) -> Position | None:
@@ -43,7 +42,7 @@ def random_position(g: Geometry, rng: random.Random, ply: int) -> Position | Non
         ("31x1", 3, 20, 10),
     ],
 )
-def test_matches_brute_force(size, k, min_ply, count):
+def test_matches_brute_force(size, k, min_ply, count, brute_score):
     g = Geometry.parse(size, k)
     rng = random.Random(f"{size}k{k}")
     solver = Solver(g, tt_log2=18)
@@ -60,7 +59,7 @@ def test_matches_brute_force(size, k, min_ply, count):
         checked += 1
 
 
-def test_table_shared_across_positions_of_small_board():
+def test_table_shared_across_positions_of_small_board(brute_score):
     g = Geometry(5, 4, 4)
     rng = random.Random(7)
     solver = Solver(g, tt_log2=18)
@@ -97,7 +96,7 @@ def test_tromp_value_large(size):
     assert value_of(size) == TROMP[size]
 
 
-def test_brute_force_reference_itself():
+def test_brute_force_reference_itself(brute_score):
     """The reference agrees with known facts: 4x4 empty is a draw, an
     immediate win scores (cells+1-ply)//2."""
     g = Geometry(4, 4, 4)
