@@ -42,7 +42,8 @@ def register(sub) -> None:
                    help="use this running Redis instead of starting one (default: $REDIS_URL when set)")
     p.add_argument("--data-dir", type=Path, default=Path(env("C4_UP_DATA_DIR", "data/stack")),
                    help="Redis data, logs and the state file (default ./data/stack)")
-    p.add_argument("--workers", type=int, default=0, metavar="K", help="bookgen workers to run (default 0)")
+    p.add_argument("--workers", type=int, default=1, metavar="K",
+                   help="bookgen workers to run (default 1, which also serves learning from lost games; 0 for none)")
     p.add_argument("--start-timeout", type=float, default=900.0,
                    help="seconds a stage may take to become ready (a cold numba cache compiles first)")
     p.add_argument("--raw-logs", action="store_true", help="show the children's JSON log lines as they are")
