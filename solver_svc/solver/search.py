@@ -23,65 +23,20 @@ unwinds without storing anything.
 
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 from types import SimpleNamespace
 
 import numpy as np
-from numba import int64, njit, uint64
+from numba import int64, uint64
 
 from connect4.geometry import Geometry
-from connect4 import jit as c4jit
-from connect4.jit import kernel as jit_kernel
+from connect4.jit import kernel  # per-geometry names and self-recursion handled there
 from connect4.kernels import line_terms
 
 from .table import ABORT, BUDGET, HASH_MUL, LOG_N, LOG_OVERFLOW, NODES, SHIFT
 
 ETC_MIN_EMPTY = 8  # probe the children in the table first when this many cells are empty
 STOP_CHECK = 1023
-
-
-def kernel(tag: str):
-    """connect4.jit.kernel, with the geometry in the function's qualname.
-
-    numba names a function's cache files after its qualname and numbers the
-    compiled variants inside one index file. Processes that compile different
-    geometries of the same closure at once can then overwrite each other's
-    index or data (the data file is not checked against its key), and a
-    process later loads another board's machine code: wrong scores and
-    out-of-bounds writes. One qualname, hence one index, per geometry keeps
-    concurrent compiles of different boards apart.
-    """
-
-    def wrap(fn):
-        fn.__qualname__ = f"{fn.__qualname__}_{tag}"
-        return jit_kernel(tag)(fn)
-
-    return wrap
-
-
-def recursive_kernel(tag: str):
-    """:func:`kernel` for a function that calls itself: its own closure cell
-    is still empty when it is decorated, so the identity hashes the code and
-    every other captured value (as connect4.jit.fingerprint does) and marks
-    the self reference."""
-
-    def wrap(fn):
-        fn.__qualname__ = f"{fn.__qualname__}_{tag}"
-        h = hashlib.sha256()
-        c4jit._hash_code(fn.__code__, h)
-        for cell in fn.__closure__ or ():
-            try:
-                value = cell.cell_contents
-            except ValueError:  # the function itself: its code is hashed above
-                h.update(b"<self>")
-                continue
-            c4jit._hash_value(value, h)
-        dispatcher = njit(cache=True, nogil=True)(fn)
-        dispatcher._set_uuid(f"c4:{tag}:{fn.__module__}.{fn.__qualname__}:{h.hexdigest()[:16]}")
-        return dispatcher
-
-    return wrap  # poll the stop flag when (nodes & STOP_CHECK) == 0
 
 
 def winning_cells_k4(g: Geometry):
@@ -198,7 +153,7 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
             m = (W - 1 - col if flip else col) + 1
         tt[idx] = tag_ | uint64(((lower + 32) << 12) | ((upper + 32) << 6) | m)
 
-    @recursive_kernel(tag)
+    @kernel(tag)
     def negamax(cur, mask, ply, alpha, beta, tt, log, st, stop, mv, sc):
         """Score of (cur, mask) within [alpha, beta] (fail-hard bounds).
 
