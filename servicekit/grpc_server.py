@@ -6,6 +6,7 @@ and a warm-up function; the health status is SERVING only after warm-up.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import signal
 import threading
@@ -46,42 +47,36 @@ class ObservabilityInterceptor(grpc.ServerInterceptor):
         metadata = dict(handler_call_details.invocation_metadata or ())
         rid = metadata.get(REQUEST_ID_HEADER) or new_request_id()
 
+        @contextlib.contextmanager
+        def observed(context):
+            """Request id set for the call; count and latency recorded by outcome."""
+            token = REQUEST_ID.set(rid)
+            start = time.perf_counter()
+            failed = False
+            try:
+                yield
+            except Exception:
+                failed = True
+                raise
+            finally:
+                code = _code_of(context)
+                if failed and code == "OK":
+                    code = "UNKNOWN"  # an exception that set no status
+                RPC_LATENCY.labels(method).observe(time.perf_counter() - start)
+                RPC_REQUESTS.labels(method, code).inc()
+                REQUEST_ID.reset(token)
+
         def unary(behavior):
             def wrapped(request, context):
-                token = REQUEST_ID.set(rid)
-                start = time.perf_counter()
-                code = "UNKNOWN"
-                try:
-                    response = behavior(request, context)
-                    code = _code_of(context)
-                    return response
-                except Exception:
-                    code = _code_of(context)
-                    code = "UNKNOWN" if code == "OK" else code
-                    raise
-                finally:
-                    RPC_LATENCY.labels(method).observe(time.perf_counter() - start)
-                    RPC_REQUESTS.labels(method, code).inc()
-                    REQUEST_ID.reset(token)
+                with observed(context):
+                    return behavior(request, context)
 
             return wrapped
 
         def streaming(behavior):
             def wrapped(request, context):
-                token = REQUEST_ID.set(rid)
-                start = time.perf_counter()
-                code = "UNKNOWN"
-                try:
+                with observed(context):
                     yield from behavior(request, context)
-                    code = _code_of(context)
-                except Exception:
-                    code = _code_of(context)
-                    code = "UNKNOWN" if code == "OK" else code
-                    raise
-                finally:
-                    RPC_LATENCY.labels(method).observe(time.perf_counter() - start)
-                    RPC_REQUESTS.labels(method, code).inc()
-                    REQUEST_ID.reset(token)
 
             return wrapped
 

@@ -25,3 +25,25 @@ def test_health_and_reflection():
             assert {"demo.v1.Demo", "grpc.health.v1.Health"} <= names
     finally:
         server.stop(0)
+
+
+def test_metrics_count_calls_by_code():
+    from servicekit.grpc_server import RPC_REQUESTS
+
+    server, health_servicer, port = build_server("127.0.0.1:0", lambda s: ["demo.v1.Demo"], max_workers=2)
+    server.start()
+    method = "/grpc.health.v1.Health/Check"
+    before_ok = RPC_REQUESTS.labels(method, "OK")._value.get()
+    before_missing = RPC_REQUESTS.labels(method, "NOT_FOUND")._value.get()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = health_pb2_grpc.HealthStub(channel)
+            stub.Check(health_pb2.HealthCheckRequest(service="demo.v1.Demo"))
+            try:
+                stub.Check(health_pb2.HealthCheckRequest(service="no.such.Service"))
+            except grpc.RpcError as exc:
+                assert exc.code() == grpc.StatusCode.NOT_FOUND
+    finally:
+        server.stop(0)
+    assert RPC_REQUESTS.labels(method, "OK")._value.get() == before_ok + 1
+    assert RPC_REQUESTS.labels(method, "NOT_FOUND")._value.get() == before_missing + 1
