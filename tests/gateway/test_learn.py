@@ -74,18 +74,29 @@ def book(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def learn_gateway(redis_server, book):
-    gw = Gateway(redis_server.url, DEAD, DEAD, name="gateway-learn", C4_GATEWAY_LEARN_TIMEOUT_S=120).start()
-    worker = Worker(redis_server.url, book).start()
+def learn_redis(tmp_path_factory):
+    """A redis-server of this module's own: no Celery consumer of another test
+    (the session server is shared) can take the learn tasks."""
+    from tests.conftest import RedisServer
+
+    server = RedisServer(tmp_path_factory.mktemp("learn-redis")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def learn_gateway(learn_redis, book):
+    gw = Gateway(learn_redis.url, DEAD, DEAD, name="gateway-learn", C4_GATEWAY_LEARN_TIMEOUT_S=120).start()
+    worker = Worker(learn_redis.url, book).start()
     yield gw
     worker.stop()
     gw.stop()
 
 
 @pytest.fixture(scope="module")
-def lonely_gateway(redis_server):
+def lonely_gateway(learn_redis):
     """A gateway on another Redis database, where no bookgen worker listens."""
-    url = redis_server.url.rsplit("/", 1)[0] + "/1"
+    url = learn_redis.url.rsplit("/", 1)[0] + "/1"
     gw = Gateway(url, DEAD, DEAD, name="gateway-nolearn", C4_GATEWAY_LEARN_TIMEOUT_S=2).start()
     yield gw
     gw.stop()
@@ -222,7 +233,7 @@ def test_bridge_learn(learn_gateway, lonely_gateway, book):
         b.close()
 
 
-def test_mcp_learn(learn_gateway, redis_server):
+def test_mcp_learn(learn_gateway, learn_redis):
     from mcp import Client
 
     with httpx.Client(base_url=learn_gateway.url, timeout=60) as c:
@@ -231,7 +242,7 @@ def test_mcp_learn(learn_gateway, redis_server):
     import redis
 
     name = f"learn-{gid}"
-    r = redis.Redis.from_url(redis_server.url)
+    r = redis.Redis.from_url(learn_redis.url)
     r.hset(f"c4:mcp:{name}", mapping={"id": gid, "token": token})
     r.close()
 
@@ -257,9 +268,9 @@ def test_mcp_learn(learn_gateway, redis_server):
 
 
 @pytest.fixture(scope="module")
-def engine_gateway(redis_server, engine_service, learn_gateway):
+def engine_gateway(learn_redis, engine_service, learn_gateway):
     """The real engine service as the opponent; the bookgen worker of ``learn_gateway`` on the same Redis."""
-    gw = Gateway(redis_server.url, engine_service.addr, DEAD, name="gateway-learn-engine",
+    gw = Gateway(learn_redis.url, engine_service.addr, DEAD, name="gateway-learn-engine",
                  C4_GATEWAY_LEARN_TIMEOUT_S=120).start()
     yield gw
     gw.stop()

@@ -11,19 +11,16 @@ import httpx
 import pytest
 
 from tests.gateway.test_learn import (THREW, book, book_lines, finished_game,  # noqa: F401 (fixtures)
-                                      learn_gateway, lonely_gateway)
-from tests.web.conftest import CHROMIUM_ARGS, CHROMIUM, DESKTOP
+                                      learn_gateway, learn_redis, lonely_gateway)
+from tests.web.conftest import DESKTOP
 from tests.web.helpers import shot
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+@pytest.fixture
+def chromium(browser):
+    """The session's browser (one sync Playwright per process: a second one
+    inside the first one's loop is refused)."""
+    return browser
 
 
 def open_as_player(chromium, url: str, gid: str, token: str, seat: str):
