@@ -34,9 +34,17 @@ def test_gateway_restart(page, own_stack):
 
     own_stack.gateway.kill()  # a crash, not a clean stop
     conn_state(page, "reconnecting")
-    page.keyboard.press("3")  # refused: nobody answers, and the page says so
+    # Refused: nobody answers, and the page says so. The page draws the disc
+    # at once while the move is on its way and takes it back when the request
+    # fails; the "gateway" alert alone proves nothing (the lost WebSocket
+    # already raises it), so wait for that move request to fail and for the
+    # board to take a move again (no move pending), then count.
+    with page.expect_event("requestfailed", lambda r: r.method == "POST" and "/moves" in r.url):
+        page.keyboard.press("3")
+    my_turn(page)
     page.wait_for_function("document.querySelector('#alert').textContent.includes('gateway')")
     assert len(discs(page)) == 2
+    assert page.evaluate("document.querySelector('#board').dataset.ply") == "2"
     shot(page, "gateway_down")
 
     own_stack.gateway.start()
