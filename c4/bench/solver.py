@@ -84,7 +84,8 @@ def resolve_set(name: str) -> Path:
     raise FileNotFoundError(f"no test set {name!r} (neither a file nor in {PONS_SETS})")
 
 
-def read_set(path: Path, n: int) -> list[tuple[str, int]]:
+def read_set(path: Path, n: int = 0) -> list[tuple[str, int]]:
+    """The first n (0 = all) `moves score` lines of a Pons test set."""
     rows = []
     for line in path.read_text().splitlines():
         if line.strip():

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from connect4 import STANDARD
+from c4.bench.solver import read_set as read_pons_set
 from solver_svc.solver import Solver
 
 
@@ -13,17 +14,6 @@ from solver_svc.solver import Solver
 def solver() -> Solver:
     """A 7x6 solver shared by a module's tests (reset where a fresh table matters)."""
     return Solver(STANDARD, tt_log2=20)
-
-
-def _read_set(path, n: int = 0) -> list[tuple[str, int]]:
-    rows = []
-    for line in path.read_text().splitlines():
-        if line.strip():
-            moves, score = line.split()
-            rows.append((moves, int(score)))
-            if n and len(rows) >= n:
-                break
-    return rows
 
 
 def _load_brute():
@@ -36,8 +26,8 @@ def _load_brute():
 
 @pytest.fixture(scope="session")
 def read_set():
-    """read_set(path, n=0) -> [(moves, score)] of a Pons test set."""
-    return _read_set
+    """read_set(path, n=0) -> [(moves, score)] of a Pons test set (the benchmark's reader)."""
+    return read_pons_set
 
 
 @pytest.fixture(scope="session")
