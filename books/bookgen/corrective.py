@@ -132,18 +132,10 @@ def audit(pos: Position, depths: list[int], bs: BookSolver, known: dict[int, int
         elif bm.score < 0:
             outcomes[d] = -1  # lost anyway: nothing to throw away
         else:
-            outcomes[d] = _move_outcome(pos, col, bs, known)
+            outcomes[d] = bs.move_outcome(pos, col, known.get)
     return Finding(pos.key(), list(pos.moves), bm.column, bm.score, moves, outcomes)
 
 
-def _move_outcome(pos: Position, col: int, bs: BookSolver, known: dict[int, int]) -> int:
-    """Sign of the score of playing ``col``, from ``pos``'s side to move."""
-    if pos.is_winning_move(col):
-        return 1
-    child = pos.played(col)
-    if child.is_over:
-        return 0
-    return -bs.weak(child, known.get)
 
 
 def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | None = None,

@@ -111,7 +111,7 @@ def learn_game(moves, g: Geometry, *, engine: str = "auto", book: str | Path | N
             bm = bs.best_move(pos, known.get)
             known[pos.canonical_key()] = bm.score
             v.best, v.before = bm.column + 1, OUTCOME[_sign(bm.score)]
-            after = _sign(bm.score) if col == bm.column else _outcome(pos, col, bs, known)
+            after = _sign(bm.score) if col == bm.column else bs.move_outcome(pos, col, known.get)
             v.after = OUTCOME[after]
             if after < _sign(bm.score):
                 v.threw = v.before
@@ -133,13 +133,6 @@ def learn_game(moves, g: Geometry, *, engine: str = "auto", book: str | Path | N
     return report
 
 
-def _outcome(pos: Position, col: int, bs: BookSolver, known: dict) -> int:
-    if pos.is_winning_move(col):
-        return 1
-    child = pos.played(col)
-    if child.is_over:
-        return 0
-    return -bs.weak(child, known.get)
 
 
 def _sentence(r: LearnReport) -> str:

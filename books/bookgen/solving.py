@@ -147,6 +147,15 @@ class BookSolver:
         self.nodes += r.nodes
         return r.score
 
+    def move_outcome(self, pos: Position, col: int, known: Known = _no_known) -> int:
+        """-1, 0 or 1: the sign of playing ``col``, from ``pos``'s side to move."""
+        if pos.is_winning_move(col):
+            return 1
+        child = pos.played(col)
+        if child.is_over:
+            return 0
+        return -self.weak(child, known)
+
     def best_move(self, pos: Position, known: Known = _no_known) -> BestMove:
         """The perfect player's move: highest score, centre-first on ties.
 
