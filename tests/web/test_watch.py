@@ -122,15 +122,15 @@ def test_watcher_sees_an_llm_playing_over_mcp(page, stack):
     from mcp import Client
 
     to_page: queue.Queue = queue.Queue()
-    go = threading.Event()
+    go = [threading.Event(), threading.Event()]  # one per move: the page has seen what came before
 
     async def agent():
         async with Client(f"{stack.url}/mcp") as mcp:
             r = await mcp.call_tool("connect4_new", {"engine_starts": False, "game": "web-llm", "opponent": "random"})
             board, state, url = [c.text for c in r.content]
             to_page.put((json.loads(state), url))
-            go.wait(30)
-            for col in (4, 4):
+            for col, turn in zip((4, 4), go):
+                turn.wait(30)
                 r = await mcp.call_tool("connect4_move", {"col": col, "game": "web-llm"})
                 to_page.put(json.loads(r.content[1].text))
 
@@ -145,15 +145,17 @@ def test_watcher_sees_an_llm_playing_over_mcp(page, stack):
         page.wait_for_function("document.body.dataset.version !== undefined")
         assert page.inner_text("#mode") == "watching"
         assert "Red: LLM" in page.inner_text("#seats")
-        go.set()
+        go[0].set()
         first = to_page.get(timeout=30)
         wait_ply(page, len(first["moves"]))
+        go[1].set()
         second = to_page.get(timeout=30)
         wait_ply(page, len(second["moves"]))
         assert sorted(discs(page)) == expected_discs(second["moves"])
         shot(page, "watch_mcp")
     finally:
-        go.set()
+        for turn in go:
+            turn.set()
         llm.join(30)
     assert not errors, errors
 
