@@ -133,6 +133,11 @@ def measure(moves_list: list[str], address: str | None, tt_log2: int | None, pro
         # CPU time does not depend on the load: client + server CPU of the
         # calls through the service minus the CPU of the same work in process.
         "overhead_cpu_us": (remote_cpu + server_cpu - local_cpu) / n * 1e6 if n and server_cpu is not None else None,
+        # Where it goes: this process during the calls (the gRPC client) and the server.
+        "client_cpu_per_call_us": remote_cpu / n * 1e6 if n else 0.0,
+        "server_cpu_per_call_us": server_cpu / n * 1e6 if n and server_cpu is not None else None,
+        "in_process_cpu_per_call_us": local_cpu / n * 1e6 if n else 0.0,
+        "load_average": os.getloadavg()[0],
     }
 
 
