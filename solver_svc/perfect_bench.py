@@ -1,7 +1,7 @@
 """The perfect player with a deadline, measured over games against the ladder.
 
     python -m solver_svc.perfect_bench [--games 20] [--deadline-ms 1000]
-        [--unproved-out FILE] [--address HOST:PORT] [--json]
+        [--unproved-out FILE] [--slow-out FILE] [--moves-out FILE] [--address HOST:PORT] [--json]
 
 Plays games from the empty board: the perfect player (BestMove through the
 gRPC solver service, with a deadline) against ladder players
@@ -10,8 +10,9 @@ move is one BestMove call with a 1 s deadline; the search is deterministic
 for a given table, so a move proved in at most 100 ms would also have been
 proved with a 100 ms deadline. A move not proved within 1 s is played by the
 engine instead (as the gateway does) and its position is listed in
-``--unproved-out``: the input of ``python -m books.analysis_gen --positions``,
-the deeper book that closes the gap.
+``--unproved-out`` (``--slow-out`` adds the moves proved in over 100 ms): the
+input of ``python -m books.analysis_gen --positions``, the deeper book that
+closes the gap. ``--moves-out`` writes every perfect move as a JSON line.
 
 Without ``--address`` a service is started in this process with the settings
 of the environment (C4_SOLVER_*: the shipped books, the in-process cache).
@@ -58,7 +59,8 @@ def play_games(stub, games: int, deadline_ms: int, seed: int = 0, progress=None)
                 t0 = time.perf_counter()
                 r = stub.BestMove(req, timeout=deadline_ms / 1000.0 + 10)
                 ms = (time.perf_counter() - t0) * 1000.0
-                row = {"game": g_index, "ply": pos.ply, "moves": format_moves(pos.moves), "ms": round(ms, 2),
+                row = {"game": g_index, "seat": "first" if perfect_first else "second", "opponent": spec,
+                       "ply": pos.ply, "moves": format_moves(pos.moves), "ms": round(ms, 2),
                        "proven": r.proven, "source": r.source if r.proven else "unproved",
                        "score": r.score if r.proven else None}
                 moves_log.append(row)
@@ -96,8 +98,33 @@ def summarize(run: dict) -> dict:
         "share_1s": round(in1s / n, 4) if n else 0.0,
         "sources": dict(Counter(m["source"] for m in moves)),
         "by_ply": {k: {"moves": v[0], "within_100ms": v[1], "within_1s": v[2]} for k, v in sorted(by_ply.items())},
+        "by_seat": {seat: _shares([m for m in moves if m["seat"] == seat]) for seat in ("first", "second")},
+        # Stones on the board -> moves not proved within 100 ms (of them not within 1 s), by seat.
+        "missed_by_stones": {seat: {str(ply): [sum(1 for m in ms if not _within(m, 100.0)),
+                                               sum(1 for m in ms if not _within(m, 1000.0))]
+                                    for ply, ms in sorted(_by_ply(moves, seat).items())
+                                    if any(not _within(m, 100.0) for m in ms)}
+                             for seat in ("first", "second")},
         "slowest_proved_ply": max((m["ply"] for m in moves if m["proven"] and m["ms"] > 100), default=None),
     }
+
+
+def _within(move: dict, ms: float) -> bool:
+    return move["proven"] and move["ms"] <= ms
+
+
+def _shares(moves: list[dict]) -> dict:
+    n = len(moves)
+    return {"moves": n, "within_100ms": sum(_within(m, 100.0) for m in moves),
+            "within_1s": sum(_within(m, 1000.0) for m in moves)}
+
+
+def _by_ply(moves: list[dict], seat: str) -> dict[int, list[dict]]:
+    out = defaultdict(list)
+    for m in moves:
+        if m["seat"] == seat:
+            out[m["ply"]].append(m)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--address", help="a running solver service (default: start one here)")
     parser.add_argument("--unproved-out", help="write the positions not proved within the deadline here")
+    parser.add_argument("--slow-out", help="write the positions not proved within 100 ms here")
+    parser.add_argument("--moves-out", help="write every perfect move here, one JSON object a line")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
@@ -136,6 +165,15 @@ def main(argv: list[str] | None = None) -> int:
             for m in run["moves"]:
                 if not m["proven"]:
                     f.write(f"{m['moves']}\n")
+    if args.slow_out:
+        with open(args.slow_out, "w") as f:
+            for m in run["moves"]:
+                if not _within(m, 100.0):
+                    f.write(f"{m['moves']}\n")
+    if args.moves_out:
+        with open(args.moves_out, "w") as f:
+            for m in run["moves"]:
+                f.write(json.dumps(m) + "\n")
     if args.json:
         print(json.dumps(summary))
     else:
