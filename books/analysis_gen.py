@@ -3,11 +3,19 @@
     python -m books.analysis_gen --plies 4 --out books/7x6-analysis.txt
     python -m books.analysis_gen --min-ply 10 --max-ply 12 --out ...
     python -m books.analysis_gen --positions unproved.txt --out ...   # one move list a line
+    python -m books.analysis_gen --tree books/7x6-opening.txt --min-ply 6 --known books/7x6-opening.txt
 
-Positions are enumerated from the empty board (or read from a file), mirror
-images kept once (the canonical key, the smaller of a position's key and its
-mirror's), finished games skipped. They are solved deepest first, so the
-cheap deep positions fill the transposition table the shallow ones then use.
+Positions are enumerated from the empty board, read from a file, or walked on
+a move book's tree (``--tree``: the book side's book move, every reply of the
+other side, as far as the book reaches), mirror images kept once (the
+canonical key, the smaller of a position's key and its mirror's), finished
+games skipped. They are solved deepest first, so the cheap deep positions
+fill the transposition table the shallow ones then use.
+
+A column's score is minus its child position's exact score. That score is
+taken from ``--known`` books (exact scores our solver proved earlier, e.g.
+the opening book) or from this run's own results when there is one, and
+solved by the real solver otherwise; nothing is ever assumed.
 Every line is flushed as soon as it is proved (:class:`BookWriter`), and a
 rerun skips keys already in the file, so an interrupted run resumes where it
 stopped. ``--max-seconds`` gives up on a position that takes longer (it is
@@ -59,6 +67,35 @@ def enumerate_positions(g: Geometry, min_ply: int, max_ply: int) -> list[Positio
     return out
 
 
+def tree_positions(book, g: Geometry, min_ply: int = 0, max_ply: int | None = None,
+                   sides: str = "both", start: Position | None = None) -> list[Position]:
+    """The positions of a move book's tree from ``start`` (the empty board by
+    default): the book side's book move, then every reply of the other side,
+    as long as the book has the position. ``sides``: ``book`` (the positions with a book
+    entry), ``other`` (the positions right after a book move) or ``both``;
+    one position per mirror pair, games in play only, ``min_ply..max_ply``."""
+    out: dict[int, Position] = {}
+    seen: set[int] = set()
+    layer = [start if start is not None else Position(g)]  # positions with the book side to move
+    while layer:
+        nxt = []
+        for pos in layer:
+            entry = book.lookup(pos)
+            key = canonical(pos)[0]
+            if entry is None or key in seen:
+                continue
+            seen.add(key)
+            after = pos.played(entry.column)
+            for role, p in (("book", pos), ("other", after)):
+                in_range = p.ply >= min_ply and (max_ply is None or p.ply <= max_ply)
+                if in_range and not p.is_over and sides in (role, "both"):
+                    out.setdefault(canonical(p)[0], p)
+            if not after.is_over:
+                nxt.extend(r for r in (after.played(c) for c in after.legal_moves()) if not r.is_over)
+        layer = nxt
+    return list(out.values())
+
+
 def read_positions(path: str, g: Geometry) -> list[Position]:
     out, seen = [], set()
     for number, line in enumerate(Path(path).read_text().splitlines(), 1):
@@ -77,14 +114,64 @@ def read_positions(path: str, g: Geometry) -> list[Position]:
     return out
 
 
+class ChildScores:
+    """Exact scores of child positions: this run's, the known books', else
+    the solver's (which are remembered for the next position)."""
+
+    def __init__(self, solver, known=None):
+        self.solver = solver
+        self.known = known  # a BookSet or None
+        self.proved: dict[int, int] = {}
+        self.from_books = self.solved = self.nodes = 0
+
+    def column_scores(self, pos: Position, stop) -> list[int | None]:
+        g = pos.geometry
+        win_now = (g.cells + 1 - pos.ply) // 2
+        out: list[int | None] = []
+        for c in range(g.width):
+            if not pos.can_play(c):
+                out.append(None)
+            elif pos.is_winning_move(c):
+                out.append(win_now)
+            else:
+                child = pos.played(c)
+                out.append(0 if child.is_over else -self.score(child, stop))  # over: the last cell, a draw
+        return out
+
+    def score(self, pos: Position, stop) -> int:
+        key = canonical(pos)[0]
+        s = self.proved.get(key)
+        if s is None and self.known is not None:
+            s = self.known.score(pos)
+            self.from_books += s is not None
+        if s is None:
+            try:
+                result = self.solver.solve(pos, stop=stop)
+            finally:
+                self.nodes += self.solver.last_nodes
+            s = result.score
+            self.solved += 1
+        self.proved[key] = s
+        return s
+
+    def learn(self, pos: Position, scores) -> None:
+        """An analysed position's own exact score, for its parents."""
+        known = [s for s in scores if s is not None]
+        if known:
+            self.proved[canonical(pos)[0]] = max(known)
+
+
 def generate(positions: list[Position], out: Path, g: Geometry, max_seconds: float | None,
-             tt_log2: int | None, header: str) -> dict:
+             tt_log2: int | None, header: str, known=None) -> dict:
     from solver_svc.solver import BudgetExceeded, Solver
 
-    done = set(AnalysisBook.load(out, g).entries) if out.exists() else set()
+    done = AnalysisBook.load(out, g).entries if out.exists() else {}
     todo = [p for p in positions if canonical(p)[0] not in done]
     todo.sort(key=lambda p: -p.ply)  # deepest first
     solver = Solver(g, tt_log2)
+    children = ChildScores(solver, known)
+    for key, scores in done.items():
+        children.proved[key] = max(s for s in scores if s is not None)
     stop = np.zeros(1, dtype=np.uint8)
     stats = {"positions": len(positions), "already": len(positions) - len(todo), "written": 0,
              "gave_up": 0, "nodes": 0, "seconds": 0.0}
@@ -97,7 +184,7 @@ def generate(positions: list[Position], out: Path, g: Geometry, max_seconds: flo
             if timer:
                 timer.start()
             try:
-                scores = solver.analyze(pos, stop=stop)
+                scores = children.column_scores(pos, stop)
             except BudgetExceeded:
                 stats["gave_up"] += 1
                 log.warning("gave up", extra={"moves": format_moves(pos.moves, g), "ply": pos.ply,
@@ -106,7 +193,8 @@ def generate(positions: list[Position], out: Path, g: Geometry, max_seconds: flo
             finally:
                 if timer:
                     timer.cancel()
-                stats["nodes"] += solver.last_nodes
+                stats["nodes"] = children.nodes
+            children.learn(pos, scores)
             key, mirrored = canonical(pos)
             writer.analysis(key, reversed(scores) if mirrored else scores)
             stats["written"] += 1
@@ -117,6 +205,7 @@ def generate(positions: list[Position], out: Path, g: Geometry, max_seconds: flo
                     "done": i, "todo": len(todo), "ply": pos.ply, "written": stats["written"],
                     "gave_up": stats["gave_up"], "seconds": round(now - started, 1)})
         stats["seconds"] = round(time.perf_counter() - started, 1)
+        stats["children_from_books"], stats["children_solved"] = children.from_books, children.solved
         writer._write(f"# run finished: {stats['written']} written, {stats['already']} already there, "
                       f"{stats['gave_up']} given up, {stats['nodes']} nodes, {stats['seconds']} s")
     return stats
@@ -170,6 +259,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-ply", type=int, default=0)
     parser.add_argument("--max-ply", type=int)
     parser.add_argument("--positions", help="a file of move lists (1-based digits), one a line")
+    parser.add_argument("--tree", metavar="BOOK", help="the positions of this move book's tree (see --side)")
+    parser.add_argument("--start", default="", help="with --tree: the tree's root (moves; default the empty board)")
+    parser.add_argument("--side", choices=("book", "other", "both"), default="both",
+                        help="with --tree: positions with a book move, right after one, or both (default)")
+    parser.add_argument("--known", metavar="BOOKS",
+                        help="books whose exact scores answer child positions (files or folders, comma separated)")
     parser.add_argument("--max-seconds", type=float, default=None, help="give up on a position after this long")
     parser.add_argument("--tt-log2", type=int, default=None)
     parser.add_argument("--probe", help="time analyses of random positions at these plies (e.g. 6,8,10) instead")
@@ -188,6 +283,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.positions:
         positions = read_positions(args.positions, g)
         how = f"the positions listed in {Path(args.positions).name}"
+    elif args.tree:
+        from connect4.book import MoveBook
+
+        root = Position.parse(args.start, g)
+        positions = tree_positions(MoveBook.load(args.tree, g), g, args.min_ply, args.max_ply, args.side, root)
+        how = (f"the tree of {Path(args.tree).name} from {args.start or 'the empty board'} ({args.side} side"
+               f"{'s' if args.side == 'both' else ''}, {args.min_ply}..{args.max_ply if args.max_ply is not None else 'end'} stones)")
     else:
         top = args.plies if args.plies is not None else args.max_ply
         if top is None:
@@ -200,7 +302,13 @@ def main(argv: list[str] | None = None) -> int:
         f"Made by `python -m books.analysis_gen` with the numba exact solver (solver_svc.solver): {how}.\n"
         f"Only proved values are written; lookups also find the mirror image."
     )
-    stats = generate(positions, Path(args.out), g, args.max_seconds, args.tt_log2, header)
+    known = None
+    if args.known:
+        from .lookup import BookSet
+
+        known = BookSet.load(args.known)
+        header += f"\nChild scores from {', '.join(b.name for b in known.books)} where known (exact, proved earlier)."
+    stats = generate(positions, Path(args.out), g, args.max_seconds, args.tt_log2, header, known)
     print(" ".join(f"{k}={v}" for k, v in stats.items()), file=sys.stderr)
     return 0
 

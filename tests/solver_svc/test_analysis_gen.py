@@ -49,3 +49,47 @@ def test_generated_lines_are_the_solvers_and_a_rerun_adds_nothing(tmp_path):
     again = out.read_text()
     assert "0 written, 3 already there" in again
     assert len([line for line in again.splitlines() if not line.startswith("#")]) == 3
+
+
+def test_a_move_books_tree_with_child_scores_from_the_book(tmp_path, capsys):
+    """--tree: the book side's positions and the positions right after a book
+    move; the book's exact scores stand in for the children it has."""
+    from books.analysis_gen import canonical, tree_positions
+    from connect4.book import MoveBook, format_move_entry
+
+    start = Position.parse("52753311433677442422121")  # the second player to move
+    solver = Solver(STANDARD, TT_LOG2)
+    lines, book_side, other_side = [], set(), set()
+    frontier = [start]
+    for _ in range(2):  # two book moves deep
+        nxt = []
+        for pos in frontier:
+            col, score = solver.best_move(pos)
+            lines.append(format_move_entry(pos.key(), col, score))
+            book_side.add(canonical(pos)[0])
+            after = pos.played(col)
+            if after.is_over:
+                continue
+            other_side.add(canonical(after)[0])
+            nxt += [r for r in (after.played(c) for c in after.legal_moves()) if not r.is_over]
+        frontier = nxt
+    book_path = tmp_path / "7x6-tree.txt"
+    book_path.write_text("\n".join(lines) + "\n")
+    book = MoveBook.load(book_path)
+    found = tree_positions(book, STANDARD, start=start)
+    assert {canonical(p)[0] for p in found} == book_side | other_side
+    assert {canonical(p)[0] for p in tree_positions(book, STANDARD, sides="other", start=start)} == other_side
+
+    out = tmp_path / "7x6-analysis.txt"
+    args = ["--tree", str(book_path), "--start", "52753311433677442422121", "--known", str(book_path),
+            "--out", str(out), "--tt-log2", str(TT_LOG2)]
+    assert main([*args, "--side", "other"]) == 0  # their children with a book move are in the book
+    stats = dict(kv.split("=") for kv in capsys.readouterr().err.split() if "=" in kv)
+    assert int(stats["children_from_books"]) >= len(other_side) and int(stats["written"]) == len(other_side)
+    assert main(args) == 0  # both sides: adds the book side's positions
+    stats = dict(kv.split("=") for kv in capsys.readouterr().err.split() if "=" in kv)
+    assert int(stats["written"]) == len(book_side) and int(stats["already"]) == len(other_side)
+    analysis = AnalysisBook.load(out)
+    assert set(analysis.entries) == book_side | other_side
+    for pos in found:
+        assert analysis.lookup(pos) == tuple(solver.analyze(pos)), pos
