@@ -1,14 +1,16 @@
 """``c4 bookview KEY|MOVES``: one position as the books see it.
 
 Prints the ASCII board, the side to move, a legal move history that reaches
-the position (found from the key when a key is given), the entry of every
-loaded book for it (mirror images included), and a replay command for the JSON
+the position (found from the key when a key is given), one line for every
+loaded book with its entry for the position or "no entry" (mirror images
+included), the column scores the books compose from the child positions'
+scores when no analysis entry has them, and a replay command for the JSON
 socket bridge that sets the game up with you to move.
 
 KEY is a Pascal Pons key in hex (``0x`` optional; 7x6 keys have 11 to 13 hex
-digits); MOVES is any move notation (``4453``, ``d d e c``, ``d1 d2 e1 c1``).
-When a text reads both ways it is taken as moves unless it starts with 0x or
-``--key`` is given.
+digits); MOVES is any move notation (``4453``, ``d d e c``, ``d1 d2 e1 c1``,
+quoted or not). When a text reads both ways it is taken as moves unless it
+starts with 0x or ``--key`` is given.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from connect4.render import render_ascii
 
 def register(sub) -> None:
     p = sub.add_parser("bookview", help="a position with every book's entries for it", description=__doc__)
-    p.add_argument("position", help="a position key (hex) or a move list")
+    p.add_argument("position", nargs="+", help="a position key (hex) or a move list")
     p.add_argument("--key", action="store_true", help="read POSITION as a key")
     p.add_argument("--moves", action="store_true", help="read POSITION as moves")
     p.add_argument("--books", default=None, help="book files or folders, comma separated (default: books/)")
@@ -51,6 +53,8 @@ def read_position(text: str, g: Geometry, as_key: bool = False, as_moves: bool =
 
 
 def describe(pos: Position, books) -> str:
+    from books.lookup import best_of
+
     g = pos.geometry
     moves = format_moves(pos.moves, g)
     mover = "X (first player)" if pos.to_move == 0 else "O (second player)"
@@ -65,21 +69,32 @@ def describe(pos: Position, books) -> str:
         f"history   {moves or '(empty board)'}",
         "books",
     ]
-    hits = books.hits(pos)
+    hits = {(h.book, h.kind): h for h in books.hits(pos)}
     if not books.books:
         lines.append("  (no books loaded)")
-    elif not hits:
-        lines.append(f"  (in none of {len(books.books)} books: "
-                     + ", ".join(b.name for b in books.books) + ")")
-    for h in hits:
-        if h.kind == "analysis":
-            cols = " ".join(f"{c + 1}:{'x' if s is None else s}" for c, s in enumerate(h.scores))
-            lines.append(f"  {h.book:24} analysis  {cols}   best {h.column + 1} score {h.score}")
+    for book in books.books:
+        kind = "analysis" if book in books.analysis_books else "move"
+        h = hits.get((book.name, kind))
+        if h is None:
+            lines.append(f"  {book.name:24} {kind:9} no entry")
+        elif kind == "analysis":
+            lines.append(f"  {h.book:24} analysis  {_columns(h.scores)}   best {h.column + 1} score {h.score}")
         else:
             lines.append(f"  {h.book:24} move      best {h.column + 1} score {h.score}")
+    if books.books and not any(h.kind == "analysis" for h in hits.values()):
+        composed = books.analysis(pos)
+        if composed is not None:
+            best = best_of(composed, g)
+            lines.append(f"  {'composed (child scores)':24} analysis  {_columns(composed)}   "
+                         f"best {best[0] + 1} score {best[1]}")
     replay = {"cmd": "replay", "moves": [c + 1 for c in pos.moves], "engine_starts": pos.to_move == 1}
-    lines += ["", "replay on the bridge (you play the side to move):", json.dumps(replay, separators=(",", ":"))]
+    lines += ["", "replay on the bridge (" + ("the finished game" if pos.is_over else "you play the side to move")
+              + "):", json.dumps(replay, separators=(",", ":"))]
     return "\n".join(lines)
+
+
+def _columns(scores) -> str:
+    return " ".join(f"{c + 1}:{'x' if s is None else s}" for c, s in enumerate(scores))
 
 
 def run(args) -> int:
@@ -87,7 +102,7 @@ def run(args) -> int:
 
     try:
         g = Geometry.parse(args.size) if args.size != "7x6" else STANDARD
-        pos = read_position(args.position, g, args.key, args.moves)
+        pos = read_position(" ".join(args.position), g, args.key, args.moves)
     except Connect4Error as exc:
         print(f"c4 bookview: {exc}", file=sys.stderr)
         return 2

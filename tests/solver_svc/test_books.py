@@ -68,6 +68,33 @@ def test_a_sample_of_shipped_entries_agrees_with_the_solver(path):
             assert (0 if child.ply == g.cells else -s.solve(child).score) == entry.score, pos
 
 
+ANALYSIS = BOOK_DIR / "7x6-analysis.txt"
+
+
+@pytest.mark.skipif(not ANALYSIS.exists(), reason="no analysis book shipped")
+def test_booked_positions_are_answered_without_search():
+    """Analyze and BestMove on shipped analysis entries (the shallowest ones,
+    the hardest for the solver) come from the book: a node budget of one node
+    would stop any search."""
+    books = BookSet.load_files([ANALYSIS])
+    book = books.analysis_books[0]
+    shallow = sorted((position_from_key(k) for k in book.entries), key=lambda p: p.ply)[:4]
+    server, channel, oracle = start({"books": str(BOOK_DIR), "cache_size": 0}, None)
+    try:
+        stub = solver_pb2_grpc.SolverServiceStub(channel)
+        for pos in shallow:
+            for moves in (pos.moves, [pos.geometry.width - 1 - c for c in pos.moves]):  # and its mirror image
+                p = Position.from_moves(moves)
+                msg = position("".join(str(c + 1) for c in moves))
+                a = stub.Analyze(solver_pb2.AnalyzeRequest(position=msg, node_budget=1))
+                assert (a.source, a.nodes, tuple(scores_of(a))) == ("book", 0, book.lookup(p)), moves
+                b = stub.BestMove(solver_pb2.BestMoveRequest(position=msg, deadline_ms=1))
+                assert b.proven and b.source == "book" and (b.column - 1, b.score) == best_of(book.lookup(p), STANDARD)
+    finally:
+        channel.close()
+        server.stop(0)
+
+
 # -- malformed lines -----------------------------------------------------------
 def write(path: Path, lines: list[str]) -> Path:
     path.write_text("\n".join(lines) + "\n")
@@ -170,10 +197,39 @@ def test_bookview_by_moves_and_by_key(tmp_path, capsys):
     assert "(no books loaded)" in out
 
 
-def test_bookview_bad_input_is_a_clear_error(capsys):
+def test_bookview_lists_every_book_and_the_composed_scores(tmp_path, capsys):
     from c4.main import main
 
-    assert main(["bookview", "44444444"]) == 2
-    assert "column 4 is full" in capsys.readouterr().err
-    assert main(["bookview", "--key", "4081020c0c1"]) == 2
-    assert "no legal game reaches" in capsys.readouterr().err
+    pos = Position.parse(DEEP[:-1])
+    s = solver()
+    expected = s.analyze(pos)
+    lines = [format_move_entry(pos.played(c).key(), 0, s.solve(pos.played(c)).score)
+             for c in pos.legal_moves() if not pos.played(c).is_over]
+    write(tmp_path / "7x6-children.txt", lines)
+    write(tmp_path / "7x6-analysis-other.txt", [format_analysis_entry(Position.parse("4").key(), [1] * 7)])
+    spaced = " ".join(DEEP[:-1])  # unquoted moves arrive as several arguments
+    assert main(["bookview", "--books", str(tmp_path), *spaced.split()]) == 0
+    out = capsys.readouterr().out
+    assert "7x6-analysis-other.txt   analysis  no entry" in out
+    assert "7x6-children.txt         move      no entry" in out
+    composed = " ".join(f"{c + 1}:{'x' if v is None else v}" for c, v in enumerate(expected))
+    col, score = best_of(expected, STANDARD)
+    assert f"composed (child scores)  analysis  {composed}   best {col + 1} score {score}" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["44444444"], "column 4 is full"),
+    (["4", "4", "9"], "off the board"),
+    (["0xzz"], "not hexadecimal"),
+    (["0x1"], "no height marker"),
+    (["--key", "4081020c0c1"], "no legal game reaches"),
+    (["fffffffffffff"], "is neither moves"),
+    (["--moves", "0x40810204081"], ""),
+    (["--size", "9x9", "4"], "9x9"),
+])
+def test_bookview_bad_input_is_a_clear_error(argv, message, capsys):
+    from c4.main import main
+
+    assert main(["bookview", "--books", "none", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("c4 bookview: ") and message in err and "Traceback" not in err
