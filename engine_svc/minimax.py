@@ -4,7 +4,9 @@ This is the AI of the well-known Connect Four tutorials, kept as a ladder
 rung: every window of K cells scores, from the searching player's view,
 1000 for K of its stones, ``three`` for K-1 and an empty cell, ``two`` for K-2
 and two empty cells, ``opp_three`` (negative) for the opponent's K-1 and an
-empty cell; each own stone in the centre column adds ``centre``. No table,
+empty cell; each own stone in the centre column adds ``centre``. ``opp_two``
+(the opponent's K-2 and two empty cells) is 0 for the casual AI; ``hard``
+weighs blocking more with it and a heavier ``opp_three``. No table,
 no move ordering beyond centre first, no threat analysis: it is meant to be
 beatable.
 """
@@ -34,10 +36,11 @@ class WindowWeights:
     two: int = 4
     opp_three: int = -15
     centre: int = 6
+    opp_two: int = 0  # the opponent's K-2 with two empty cells (the casual AI ignores them)
 
 
 CASUAL = WindowWeights()
-BLOCKER = WindowWeights(opp_three=-40)  # "hard": weighs blocking more
+BLOCKER = WindowWeights(opp_three=-20, opp_two=-4)  # "hard": weighs blocking more (the opponent's threes and twos)
 
 
 @lru_cache(maxsize=None)
@@ -59,7 +62,7 @@ def minimax_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
 
     @kernel(tag)
     def window_eval(me, opp, w):
-        """Window score of ``me`` against ``opp``; w = (four, three, two, opp_three, centre)."""
+        """Window score of ``me`` against ``opp``; w = (four, three, two, opp_three, centre, opp_two)."""
         s = int64(popcount(me & CENTRE)) * w[4]
         for i in range(N_LINES):
             line = LINES[i]
@@ -72,8 +75,11 @@ def minimax_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                     s += w[1]
                 elif m == K - 2 and K > 2:
                     s += w[2]
-            elif m == 0 and o == K - 1:
-                s += w[3]
+            elif m == 0:
+                if o == K - 1:
+                    s += w[3]
+                elif o == K - 2 and K > 2:
+                    s += w[5]
         return s
 
     @kernel(tag)
@@ -143,4 +149,4 @@ def minimax_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
 
 
 def weights_array(w: WindowWeights) -> np.ndarray:
-    return np.array([w.four, w.three, w.two, w.opp_three, w.centre], dtype=np.int64)
+    return np.array([w.four, w.three, w.two, w.opp_three, w.centre, w.opp_two], dtype=np.int64)

@@ -14,16 +14,17 @@
 engine; ``budget_ms`` only matters to ``engine`` players (it overrides the
 MS of the spec).
 
-Specs (weakest first):
+Specs, in ladder order (weakest first, as measured in docs/ladder.md):
   random        a uniformly random legal column
+  easy          minimax depth 2, 30 % random moves
+  medium        minimax depth 4, 10 % random moves
   greedy        wins now, else blocks, else avoids the cell under an opponent's
                 winning cell, else the best line score (centre first)
   gated         greedy, checked by takes_win, blocks_threat, not_under_threat,
                 no_loss_in_two; a failed check falls back to a small search
-  easy          minimax depth 2, 30 % random moves
-  medium        minimax depth 4, 10 % random moves
-  hard          minimax depth 6, weighs blocking more
   minimax:D     plain alpha-beta to depth D (1..12) with the window evaluation
+  hard          minimax depth 6, weighs blocking more (the opponent's threes
+                and twos)
   mcts:N        PUCT with random rollouts, N simulations (1..1000000)
   engine:MS     the full engine (book, MTD(f), table) with MS ms (1..600000);
                 ``engine`` alone is engine:2000
@@ -66,6 +67,7 @@ DEFAULT_ENGINE_MS = 2000
 MAX_MINIMAX_DEPTH = 12
 MAX_SIMULATIONS = 1_000_000
 MAX_BUDGET_MS = 600_000
+LADDER_SIMULATIONS = 100_000  # the mcts level of the ladder: >= 70 % against hard (docs/ladder.md)
 
 LEVELS = {  # name: (depth, chance of a random move, weights)
     "easy": (2, 0.30, CASUAL),
@@ -90,16 +92,17 @@ class PlayerInfo:
 
 
 def list_players() -> list[PlayerInfo]:
-    """Representative specs, weakest first (the parametrised families take any value)."""
+    """Representative specs in ladder order, weakest first (docs/ladder.md
+    measures the order); the parametrised families take any value."""
     return [
         PlayerInfo("random", "random", "a uniformly random legal column", False),
-        PlayerInfo("greedy", "greedy", "wins now, else blocks, else the best line score", False),
-        PlayerInfo("gated", "gated", "greedy checked by four exact tactical tests", False),
         PlayerInfo("easy", "easy", "casual minimax depth 2 with 30% random moves", False),
         PlayerInfo("medium", "medium", "casual minimax depth 4 with 10% random moves", False),
-        PlayerInfo("mcts:1000", "mcts", "Monte Carlo tree search, N simulations (mcts:N)", False),
+        PlayerInfo("greedy", "greedy", "wins now, else blocks, else the best line score", False),
+        PlayerInfo("gated", "gated", "greedy checked by four exact tactical tests", False),
         PlayerInfo("minimax:5", "minimax", "plain alpha-beta to depth D with the window evaluation (minimax:D)", False),
         PlayerInfo("hard", "hard", "casual minimax depth 6 that weighs blocking more", False),
+        PlayerInfo(f"mcts:{LADDER_SIMULATIONS}", "mcts", "Monte Carlo tree search, N simulations (mcts:N)", False),
         PlayerInfo("engine:1000", "engine", "the full engine with MS milliseconds (engine:MS)", True),
         PlayerInfo("engine", "engine", "the full engine with 2000 ms", True),
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Callable
 
@@ -151,6 +152,21 @@ def no_loss_in_two(pos, col: int) -> bool:
 
 CHECKS = (takes_win, blocks_threat, not_under_threat, no_loss_in_two)
 
+_fallback = threading.local()  # one small-table Engine per thread and geometry
+
+
+def fallback_engine(g: Geometry) -> Engine:
+    """The engine of gated's small search. Players are made per request (the
+    arena and the service make one a move), so the 4 MB table is kept per
+    thread rather than allocated for every fallback; a search never runs on
+    two threads at once."""
+    engines = getattr(_fallback, "engines", None)
+    if engines is None:
+        engines = _fallback.engines = {}
+    if g not in engines:
+        engines[g] = Engine(g, tt_mb=4)
+    return engines[g]
+
 
 class GatedPlayer(Player):
     """Greedy proposes; four exact checks decide. A proposal that fails a check
@@ -163,7 +179,6 @@ class GatedPlayer(Player):
     def __init__(self, spec, geometry=STANDARD, seed=0):
         super().__init__(spec, geometry, seed)
         self.greedy = GreedyPlayer("greedy", geometry, seed)
-        self._engine: Engine | None = None
 
     def _choose(self, pos, budget_ms, on_progress):
         proposal = self.greedy._choose(pos, None, None)
@@ -175,15 +190,14 @@ class GatedPlayer(Player):
         candidates = _centre_first([c for c, n in passed.items() if n == top], self.geometry)
         if len(candidates) == 1:
             return SearchResult(column=candidates[0], message="the only column passing the checks")
-        if self._engine is None:
-            self._engine = Engine(self.geometry, tt_mb=4)
+        engine = fallback_engine(self.geometry)
         best, best_col, nodes = None, candidates[0], 0
         for c in candidates:
             child = pos.played(c)
             if child.is_over:
                 score = MATE if child.winner is not None else 0
             else:
-                r = self._engine.search(child, max_depth=self.FALLBACK_DEPTH - 1)
+                r = engine.search(child, max_depth=self.FALLBACK_DEPTH - 1)
                 score, nodes = -r.score, nodes + r.nodes
             if best is None or score > best:
                 best, best_col = score, c

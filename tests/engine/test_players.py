@@ -43,6 +43,13 @@ def test_listed_players_are_makeable():
         assert info.takes_budget == (info.family == "engine")
 
 
+def test_players_are_listed_in_ladder_order():
+    # The order docs/ladder.md measures; the web page's opponent list shows it as is.
+    families = [info.family for info in list_players()]
+    assert families == ["random", "easy", "medium", "greedy", "gated", "minimax", "hard", "mcts", "engine", "engine"]
+    assert [info.spec for info in list_players()][-2:] == ["engine:1000", "engine"]
+
+
 @pytest.mark.parametrize("spec", SPECS)
 def test_every_player_plays_legal_moves_and_takes_wins(spec):
     p = make_player(spec, seed=5)
@@ -91,8 +98,13 @@ def test_gated_checks():
     assert not not_under_threat(pos, 3) and not_under_threat(pos, 4)
     assert not no_loss_in_two(pos, 3)  # S d1, F d2 wins
     assert no_loss_in_two(pos, 4)
-    # The gated player never plays d1 here.
     assert make_player("gated").choose(pos).column != 3
+    # Greedy's c here lets the opponent make two threats at once; b, d and f pass
+    # every check, and the small search picks among them.
+    pos = Position.parse("133375")
+    assert make_player("greedy").choose(pos).column == 2 and not no_loss_in_two(pos, 2)
+    r = make_player("gated").choose(pos)
+    assert r.column in (1, 3, 5) and r.nodes > 0 and "searched" in r.message
 
 
 def test_random_openings_are_deterministic_and_paired():
