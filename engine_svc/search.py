@@ -16,6 +16,9 @@ Inside a node (Pascal Pons' tactics first, all exact):
 Then the table, the leaf evaluation at depth 0, and the moves: the table's
 best column first, then centre first; the first move with the full window and
 the others with a null window, searched again when they beat alpha (PVS).
+The root is the same kernel with ``at_root`` set (one move loop for every
+node): it skips the tactics that only prune, tries every legal column, takes
+no cutoff from the table, and leaves its best column in ``state[ST_BEST]``.
 
 The caller stops a search through the stop flag (``state[ST_STOP]``, an element
 of the search's int64 state array that a timer thread or ``Engine.stop()``
@@ -45,7 +48,8 @@ from .tt import DEFAULT_MB, EXACT, LOWER, NO_MOVE, UPPER, TranspositionTable, tt
 MATE = 100_000
 INF = 1 << 30
 CHECK_EVERY = 4096  # nodes between two looks at the stop flag (a power of two)
-ST_NODES, ST_STOP, ST_FIXED = 0, 1, 2  # the search state array: nodes, stop flag, then heights and lines
+# The search state array: nodes, stop flag, the root's best column, then heights and lines.
+ST_NODES, ST_STOP, ST_BEST, ST_FIXED = 0, 1, 2, 3
 
 
 def win_score(end_stone: int, cells: int) -> int:
@@ -127,16 +131,21 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         return -(ls + threat_term(ow, mw))
 
     @kernel(tag)
-    def negamax(cur, mask, ply, depth, alpha, beta, ls, mw, st, tt, tshift, gen):
+    def negamax(cur, mask, ply, depth, alpha, beta, ls, mw, st, tt, tshift, gen, at_root):
         """Value of the position (``cur`` = side to move's stones) within (alpha, beta), fail-soft.
 
         ``ls`` is the line score (first player's view) kept incrementally.
-        ``st`` holds the node count, the stop flag, the column heights and
-        the line states (see ``ST_*``); ``tt`` the table, key and data of a
-        slot side by side so one probe touches one cache line. Few array
-        arguments matter: numba passes each array as seven machine words.
-        ``mw`` are the side to move's winning cells: the parent computed them
-        as its opponent's, and a move only removes its own cell from them."""
+        ``st`` holds the node count, the stop flag, the root's best column,
+        the column heights and the line states (see ``ST_*``); ``tt`` the
+        table, key and data of a slot side by side so one probe touches one
+        cache line. Few array arguments matter: numba passes each array as
+        seven machine words. ``mw`` are the side to move's winning cells: the
+        parent computed them as its opponent's, and a move only removes its
+        own cell from them.
+
+        ``at_root`` is 1 for the root only (see ``root``): it tries every
+        legal column (a lost position still gets its longest defence), takes
+        no cutoff from the table, and leaves its best column in st[ST_BEST]."""
         st[ST_NODES] += 1
         if (uint64(st[ST_NODES]) & MASK_CHECK) == 0 and st[ST_STOP]:
             return int64(0)
@@ -147,28 +156,36 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         possible = (mask + BOTTOM) & BOARD   # the landing cell of every open column
         opp = cur ^ mask
         if mw & possible:
+            if at_root:
+                for c in range(W):
+                    if mw & possible & COLMASK[c]:
+                        st[ST_BEST] = c
+                        break
             return int64(MATE + CELLS - ply)  # win with stone ply+1
         ow = win_cells(opp, mask)
-        forced = possible & ow
-        moves = possible & ~(ow >> uint64(1))  # not right under an opponent's winning cell
-        if forced:
-            if forced & (forced - uint64(1)):
-                return -int64(MATE + CELLS - ply - 1)  # two threats: lost with stone ply+2
-            moves &= forced
-        if moves == 0:
-            return -int64(MATE + CELLS - ply - 1)
-        # Bounds of a proven result from here: we cannot win before stone ply+3
-        # and, after a safe move, cannot lose before stone ply+4.
-        hi = int64(MATE + CELLS - ply - 2)
-        if beta > hi:
-            beta = hi
-            if alpha >= beta:
-                return beta
-        lo = -int64(MATE + CELLS - ply - 3)
-        if alpha < lo:
-            alpha = lo
-            if alpha >= beta:
-                return alpha
+        if at_root:
+            moves = possible
+        else:
+            forced = possible & ow
+            moves = possible & ~(ow >> uint64(1))  # not right under an opponent's winning cell
+            if forced:
+                if forced & (forced - uint64(1)):
+                    return -int64(MATE + CELLS - ply - 1)  # two threats: lost with stone ply+2
+                moves &= forced
+            if moves == 0:
+                return -int64(MATE + CELLS - ply - 1)
+            # Bounds of a proven result from here: we cannot win before stone ply+3
+            # and, after a safe move, cannot lose before stone ply+4.
+            hi = int64(MATE + CELLS - ply - 2)
+            if beta > hi:
+                beta = hi
+                if alpha >= beta:
+                    return beta
+            lo = -int64(MATE + CELLS - ply - 3)
+            if alpha < lo:
+                alpha = lo
+                if alpha >= beta:
+                    return alpha
         side = ply & 1
 
         key = cur + mask + BOTTOM  # Pons' key: unique per position
@@ -177,7 +194,8 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         # The table is used from depth 2 up: one level above the leaves a probe
         # (a cache miss in a 64 MB table) costs more than the cutoffs it finds,
         # and those nodes are about a third of the tree.
-        if depth >= 2:
+        use_tt = depth >= 2 or at_root
+        if use_tt:
             if tt[slot] == key:
                 d = tt[slot + uint64(1)]
                 if (d >> uint64(56)) == uint64(gen):
@@ -187,24 +205,26 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                     tm = int64((d >> uint64(48)) & uint64(0xFF))
                     if tm != NO_MOVE:
                         ttmove = tm
-                    if tdepth >= depth:
-                        if tb == EXACT:
+                    if not at_root:  # the root always searches: it must name a column
+                        if tdepth >= depth:
+                            if tb == EXACT:
+                                return ts
+                            if tb == LOWER and ts >= beta:
+                                return ts
+                            if tb == UPPER and ts <= alpha:
+                                return ts
+                        # A proven win found at any depth is a true lower bound, a proven
+                        # loss a true upper bound, whatever depth they came from.
+                        elif ts > MATE and tb != UPPER and ts >= beta:
                             return ts
-                        if tb == LOWER and ts >= beta:
+                        elif ts < -MATE and tb != LOWER and ts <= alpha:
                             return ts
-                        if tb == UPPER and ts <= alpha:
-                            return ts
-                    # A proven win found at any depth is a true lower bound, a proven
-                    # loss a true upper bound, whatever depth they came from.
-                    elif ts > MATE and tb != UPPER and ts >= beta:
-                        return ts
-                    elif ts < -MATE and tb != LOWER and ts <= alpha:
-                        return ts
 
         alpha0 = alpha
         best = -int64(INF)
         bestmove = -1
         first = True
+        not_root = int64(0)
         for k in range(-1, W):
             if k < 0:
                 c = ttmove
@@ -237,14 +257,14 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
             nls = ls + play_lines(st, ST_LINES, cell, side)
             if first:
                 v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls, ow & ~b,
-                             st, tt, tshift, gen)
+                             st, tt, tshift, gen, not_root)
             else:
                 # PVS: prove the move is no better than alpha with a null window.
                 v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls, ow & ~b,
-                             st, tt, tshift, gen)
+                             st, tt, tshift, gen, not_root)
                 if alpha < v < beta:
                     v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls, ow & ~b,
-                                 st, tt, tshift, gen)
+                                 st, tt, tshift, gen, not_root)
             undo_lines(st, ST_LINES, cell, side)
             st[ST_HEIGHTS + c] -= 1
             if st[ST_STOP]:
@@ -257,77 +277,24 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                     alpha = v
                     if alpha >= beta:
                         break
-        if depth >= 2:
+        if use_tt:
             bound = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
             tt[slot] = key
             tt[slot + uint64(1)] = tt_pack(best, depth, bound, bestmove, gen)
+        if at_root:
+            st[ST_BEST] = bestmove
         return best
 
     @kernel(tag)
     def root(cur, mask, ply, depth, alpha, beta, ls, st, tt, tshift, gen):
-        """Like negamax but tries every legal column, so a lost position still
-        gets its longest defence; returns (score, column)."""
-        st[ST_NODES] += 1
-        possible = (mask + BOTTOM) & BOARD
-        opp = cur ^ mask
-        mw = win_cells(cur, mask)
-        if mw & possible:
-            for c in range(W):
-                if mw & possible & COLMASK[c]:
-                    return int64(MATE + CELLS - ply), c
-        ow = win_cells(opp, mask)
-        side = ply & 1
-        key = cur + mask + BOTTOM
-        slot = tt_slot(key, tshift) * uint64(2)
-        ttmove = -1
-        if tt[slot] == key and (tt[slot + uint64(1)] >> uint64(56)) == uint64(gen):
-            tm = int64((tt[slot + uint64(1)] >> uint64(48)) & uint64(0xFF))
-            if tm != NO_MOVE:
-                ttmove = tm
-        alpha0 = alpha
-        best = -int64(INF)
-        bestmove = -1
-        first = True
-        for k in range(-1, W):
-            if k < 0:
-                c = ttmove
-                if c < 0:
-                    continue
-            else:
-                c = ORDER[k]
-                if c == ttmove:
-                    continue
-            b = possible & COLMASK[c]
-            if b == 0:
-                continue
-            cell = c * H1 + st[ST_HEIGHTS + c]
-            st[ST_HEIGHTS + c] += 1
-            nls = ls + play_lines(st, ST_LINES, cell, side)
-            if first:
-                v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls, ow & ~b,
-                             st, tt, tshift, gen)
-            else:
-                v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls, ow & ~b,
-                             st, tt, tshift, gen)
-                if alpha < v < beta:
-                    v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls, ow & ~b,
-                                 st, tt, tshift, gen)
-            undo_lines(st, ST_LINES, cell, side)
-            st[ST_HEIGHTS + c] -= 1
-            if st[ST_STOP]:
-                return int64(0), -1
-            first = False
-            if v > best:
-                best = v
-                bestmove = c
-                if v > alpha:
-                    alpha = v
-                    if alpha >= beta:
-                        break
-        bound = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
-        tt[slot] = key
-        tt[slot + uint64(1)] = tt_pack(best, depth, bound, bestmove, gen)
-        return best, bestmove
+        """The root: negamax over every legal column; returns (score, column)
+        (column -1 when the search was stopped)."""
+        st[ST_BEST] = -1
+        score = negamax(cur, mask, ply, depth, alpha, beta, ls, win_cells(cur, mask), st, tt, tshift, gen,
+                        int64(1))
+        if st[ST_STOP]:
+            return int64(0), -1
+        return score, st[ST_BEST]
 
     @kernel(tag)
     def mtdf(cur, mask, ply, depth, guess, ls, st, tt, tshift, gen):
