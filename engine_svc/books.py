@@ -6,7 +6,9 @@ are skipped (they may appear later). Every lookup checks each file's mtime and
 size and reloads a file that changed, because a learning feature appends to
 the corrective book while the service runs. Later paths override earlier ones,
 like later lines in one file: the default order is the opening book, then the
-corrective book.
+corrective book. A position that is in no book but whose every child is (the
+side the book does not play, answering inside the book's tree) gets the child
+with the best score.
 """
 
 from __future__ import annotations
@@ -58,14 +60,44 @@ class BookSet:
             return [b for b in (self._fresh(p) for p in self.paths) if b is not None]
 
     def lookup(self, pos) -> tuple[BookEntry, str] | None:
-        """(entry, book name) for ``pos`` from the last book that has it."""
+        """(entry, book name) for ``pos`` from the last book that has it, else
+        the best reply by the books' scores of its children (see ``reply``)."""
         if pos.geometry != self.geometry:
             return None
-        for book in reversed(self.books()):
+        books = self.books()
+        return self._find(books, pos) or self._reply(books, pos)
+
+    @staticmethod
+    def _find(books: list[MoveBook], pos) -> tuple[BookEntry, str] | None:
+        for book in reversed(books):
             entry = book.lookup(pos)
             if entry is not None and pos.can_play(entry.column):
                 return entry, book.name
         return None
+
+    def _reply(self, books: list[MoveBook], pos) -> tuple[BookEntry, str] | None:
+        """A move book holds one side's positions and every reply of the other
+        side: the other side finds its move from the scores of the positions
+        after each of its columns, when all of them are booked. Scores are the
+        opponent's (Pons'), so the best reply has the lowest; centre first on ties."""
+        if not books:
+            return None
+        best: tuple[int, int, str] | None = None  # (our score, column, book)
+        for col in self.geometry.center_order():
+            if not pos.can_play(col):
+                continue
+            child = pos.played(col)
+            if child.is_over:
+                return None  # a win or the last cell: the search sees it at once
+            hit = self._find(books, child)
+            if hit is None:
+                return None
+            score = -hit[0].score
+            if best is None or score > best[0]:
+                best = (score, col, hit[1])
+        if best is None:
+            return None
+        return BookEntry(pos.key(), best[1], best[0]), f"{best[2]}, replies"
 
     def __len__(self) -> int:
         return sum(len(b) for b in self.books())

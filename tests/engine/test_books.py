@@ -40,3 +40,27 @@ def test_engine_player_answers_from_the_book(tmp_path):
     r = player.choose(p)
     assert r.book and r.column == 3 and r.outcome == "win" and r.pv == [3]
     assert not player.choose(p, use_book=False).book
+
+
+def test_reply_from_the_scores_of_booked_children(tmp_path):
+    # A move book of the first player's positions holds every reply of the
+    # second: after "4" each of the seven children is booked (their scores are
+    # the first player's), so the second player takes the lowest, centre first.
+    book = tmp_path / "book.txt"
+    p = Position.parse("4")
+    scores = {0: 4, 1: 2, 2: 1, 3: 1, 4: 1, 5: 2, 6: 4}  # c, d, e tie: d is the centre
+    _write(book, [format_move_entry(p.played(c).key(), 3, s) for c, s in scores.items()])
+    books = BookSet([book])
+    entry, name = books.lookup(p)
+    assert (entry.column, entry.score, name) == (3, -1, "book.txt, replies")
+    r = make_player("engine:100", books=books).choose(p)
+    assert r.book and r.column == 3 and r.outcome == "loss"
+    scores[2] = -1  # now c leaves the first player lost
+    _write(book, [format_move_entry(p.played(c).key(), 3, s) for c, s in scores.items()])
+    os.utime(book, (os.stat(book).st_atime, os.stat(book).st_mtime + 5))
+    assert books.lookup(p)[0].column == 2
+    # A child missing (a and g: each is the other's mirror image): no book answer, the engine searches.
+    _write(book, [format_move_entry(p.played(c).key(), 3, s) for c, s in scores.items() if c not in (0, 6)])
+    os.utime(book, (os.stat(book).st_atime, os.stat(book).st_mtime + 10))
+    assert books.lookup(p) is None
+    assert not make_player("engine:100", books=books).choose(p).book
