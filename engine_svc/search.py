@@ -15,10 +15,13 @@ Inside a node (Pascal Pons' tactics first, all exact):
   * never play right under an opponent's winning cell; nothing left: lost.
 Then the table, the leaf evaluation at depth 0, and the moves: the table's
 best column first, then centre first; the first move with the full window and
-the others with a null window, searched again when they beat alpha (PVS).
-The root is the same kernel with ``at_root`` set (one move loop for every
-node): it skips the tactics that only prune, tries every legal column, takes
-no cutoff from the table, and leaves its best column in ``state[ST_BEST]``.
+the others with a null window, searched again when they beat alpha (PVS);
+from the third move on (late moves) that null window search is one ply
+shallower first (late-move reduction), except where the search reaches the
+end of the game. The root is the same kernel with ``at_root`` set (one move
+loop for every node): it skips the tactics that only prune, tries every legal
+column, takes no cutoff from the table, and leaves its best column in
+``state[ST_BEST]``.
 
 The caller stops a search through the stop flag (``state[ST_STOP]``, an element
 of the search's int64 state array that a timer thread or ``Engine.stop()``
@@ -47,6 +50,7 @@ from .tt import DEFAULT_MB, EXACT, LOWER, NO_MOVE, UPPER, TranspositionTable, tt
 
 MATE = 100_000
 INF = 1 << 30
+REDUCE_AFTER = 2  # late-move reductions: moves after the first two are tried one ply shallower first
 CHECK_EVERY = 4096  # nodes between two looks at the stop flag (a power of two)
 # The search state array: nodes, stop flag, the root's best column, then heights and lines.
 ST_NODES, ST_STOP, ST_BEST, ST_FIXED = 0, 1, 2, 3
@@ -224,6 +228,7 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         best = -int64(INF)
         bestmove = -1
         first = True
+        searched = 0
         not_root = int64(0)
         for k in range(-1, W):
             if k < 0:
@@ -260,8 +265,18 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                              st, tt, tshift, gen, not_root)
             else:
                 # PVS: prove the move is no better than alpha with a null window.
-                v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls, ow & ~b,
+                # A late move (third or later: the table's column, then centre
+                # first) tries it one ply shallower first and gets the full depth
+                # only when it beats alpha. Never where the search reaches the end
+                # of the game (ply + depth >= CELLS), so an exact search stays exact.
+                d1 = depth - 1
+                if searched >= REDUCE_AFTER and depth >= 3 and ply + depth < CELLS and not at_root:
+                    d1 = depth - 2
+                v = -negamax(opp, mask | b, ply + 1, d1, -alpha - 1, -alpha, nls, ow & ~b,
                              st, tt, tshift, gen, not_root)
+                if v > alpha and d1 < depth - 1:
+                    v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls, ow & ~b,
+                                 st, tt, tshift, gen, not_root)
                 if alpha < v < beta:
                     v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls, ow & ~b,
                                  st, tt, tshift, gen, not_root)
@@ -270,6 +285,7 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
             if st[ST_STOP]:
                 return int64(0)  # aborted: nothing is stored
             first = False
+            searched += 1
             if v > best:
                 best = v
                 bestmove = c
