@@ -71,6 +71,12 @@ class TranspositionTable:
         self.size = 1 << self.bits
         self.shift = np.uint64(64 - self.bits)
         self.table = np.zeros(2 * self.size, dtype=np.uint64)
+        # Touch every page now. The OS maps a fresh zeroed array's pages at
+        # their first write; the table is written at random slots, so the first
+        # searches of a new table would pay one page fault per new slot under
+        # their clock (measured on a 2-core VM: 38 ms for a 1,500-node search,
+        # and a first 2 s move stopped at depth 8 instead of 25). 64 MB: ~0.2 s here.
+        self.table.fill(0)
         self.gen = 0
 
     @property
