@@ -4,12 +4,11 @@
 process) and adds two things the bookgen needs:
 
 * **known scores**: exact scores found earlier (by any worker, read from the
-  Redis store) are written into the solver's transposition table as exact
-  bounds before a search, so a search that reaches a known position stops
-  there. This is how deeper results make shallower searches cheap. The solver
-  has no public "preload" call, so this writes table entries in the table's
-  own format (see ``solver_svc/solver/table.py``); entries can be overwritten
-  by the search like any other, which only costs speed, never exactness.
+  Redis store) go into the solver's transposition table through
+  ``Solver.preload`` before a search, so a search that reaches a known
+  position stops there. This is how deeper results make shallower searches
+  cheap. The search may overwrite such an entry like any other, which only
+  costs speed, never exactness.
 * **best move with refutation**: the perfect player's move (highest score,
   centre-first on ties) needs the exact score of the best column only; every
   other column just has to be shown not better, which a single null-window
@@ -22,8 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable, Mapping
-
-import numpy as np
 
 from connect4 import Geometry, Position
 
@@ -51,38 +48,12 @@ class BookSolver:
         self.solver = Solver(geometry, tt_log2=tt_log2)
         self.nodes = 0  # nodes searched by this object, all calls together
         self.node_budget = 0  # per search (0: none); over it, BudgetExceeded
-        self._fast = all(hasattr(self.solver, a) for a in ("_k", "table", "_begin", "_no_stop", "_mv", "_sc"))
 
     # -- known scores into the table ----------------------------------------------
     def preload(self, known: Mapping[int, int]) -> int:
-        """Write exact scores (canonical key -> score) into the solver's table.
-
-        Returns the number of entries written (0 when the solver's table is
-        not in the expected format: then searches just do not profit).
-        """
-        if not known or not self._fast:
-            return 0
-        from solver_svc.solver.table import HASH_MUL, LOG_N, LOG_OVERFLOW, SHIFT
-
-        t = self.solver.table
-        keys = np.fromiter(known.keys(), dtype=np.uint64, count=len(known))
-        scores = np.fromiter(known.values(), dtype=np.int64, count=len(known))
-        shift = int(t.state[SHIFT])
-        log2 = 64 - shift
-        with np.errstate(over="ignore"):
-            h = keys * np.uint64(HASH_MUL)  # wraps mod 2**64 like the kernel's uint64 product
-        idx = (h >> np.uint64(shift)).astype(np.int64)  # the top bits pick the slot
-        tag = h << np.uint64(log2)  # the rest identifies the key exactly
-        payload = (((scores + 32) << 12) | ((scores + 32) << 6)).astype(np.uint64)  # lower = upper = score, no move
-        fresh = idx[t.words[idx] == 0]
-        n = int(t.state[LOG_N])
-        if n + len(fresh) <= len(t.log):  # keep the table's cheap reset exact
-            t.log[n:n + len(fresh)] = fresh
-            t.state[LOG_N] = n + len(fresh)
-        else:
-            t.state[LOG_OVERFLOW] = 1
-        t.words[idx] = tag | payload
-        return len(keys)
+        """Store exact scores (canonical key -> score) in the solver's table;
+        returns the number stored."""
+        return self.solver.preload(known)
 
     # -- scores ---------------------------------------------------------------------
     def win_now(self, pos: Position) -> int:
@@ -121,22 +92,11 @@ class BookSolver:
         i.e. ``s <= -best - 1``: one null-window search at that bound.
         """
         s_max = -best - 1
-        if self._fast and not child.can_win_next():
-            from solver_svc.solver.table import NODES
-
-            sv = self.solver
-            from solver_svc.solver import BudgetExceeded
-            from solver_svc.solver.table import ABORT
-
-            sv._begin(self.node_budget)
-            t = sv.table
-            r = int(sv._k.negamax(np.uint64(child.current), np.uint64(child.mask), child.ply, s_max, s_max + 1,
-                                  t.words, t.log, t.state, sv._no_stop, sv._mv, sv._sc))
-            self.nodes += int(t.state[NODES])
-            if t.state[ABORT]:
-                raise BudgetExceeded(int(t.state[NODES]), "node budget")
-            return r <= s_max  # fail-low: the child's score is at most s_max
-        return self.solve(child) <= s_max
+        try:
+            above = self.solver.test(child, s_max, node_budget=self.node_budget)
+        finally:
+            self.nodes += self.solver.last_nodes
+        return not above  # the child's score is at most s_max
 
     def weak(self, pos: Position, known: Known = _no_known) -> int:
         """-1, 0 or 1: the sign of the position's score."""

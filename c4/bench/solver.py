@@ -4,9 +4,19 @@ Solves the first N lines (``moves score``) with a fresh table per position
 and prints the number correct, mean microseconds and nodes per position and
 nodes per second. Compile and warm-up time is excluded and reported apart.
 
-A backend is anything with ``warm() -> seconds``, ``prepare(moves) -> query``
-(parsing, not timed), ``solve(query, weak) -> (score, nodes)`` (timed) and
-``close()``; :func:`make_backend` picks it from the arguments, so other
+What is timed is what ``c4 solve --fresh`` does with the same lines once it
+has read them: :class:`c4.commands.solve.LineSolver` turns the move strings
+into protocol answers, in batches of about 50 ms, each one numba call
+(``Solver.solve_many``) that replays and checks every move, starts the
+position from an empty table (a new table epoch) and solves it exactly. The
+mean is the total time of those calls over the positions; reading the set
+file and checking the scores against it are not timed. The warm-up loads
+the kernels and touches the table's pages once (as a C++ zero-initialised
+table does at construction).
+
+A backend is anything with ``warm() -> seconds``, ``solve_lines(lines,
+clock) -> (seconds, scores, nodes)`` (it times its own work with ``clock``)
+and ``close()``; :func:`make_backend` picks it from the arguments, so other
 backends slot in beside the local one.
 """
 
@@ -39,33 +49,32 @@ def register(sub) -> None:
 
 
 class LocalBackend:
-    """The numba solver in this process, its table reset before each position."""
+    """The numba solver in this process, a fresh table for each position."""
 
     name = "local"
 
     def __init__(self, args):
+        from c4.commands.solve import LineSolver
         from connect4 import STANDARD
-        from solver_svc.solver import Solver
 
-        self.solver = Solver(STANDARD, tt_log2=args.tt_log2)
+        self.weak = args.weak
+        self.lines = LineSolver(STANDARD, weak=args.weak, fresh=True, tt_log2=args.tt_log2)
 
     def warm(self) -> float:
-        from connect4 import Position
-
         t0 = time.perf_counter()
-        self.solver.solve(Position.parse(WARM_UP))  # loads (or compiles) every kernel
-        self.solver.reset()
+        self.lines.answer([WARM_UP])  # loads (or compiles) the batch kernel
+        self.lines.solver.prefault()
+        self.lines.solver.reset()
         return time.perf_counter() - t0
 
-    def prepare(self, moves: str):
-        from connect4 import Position
-
-        return Position.parse(moves)
-
-    def solve(self, pos, weak: bool) -> tuple[int, int]:
-        self.solver.reset()  # a fresh table, timed: it is part of the cost
-        result = self.solver.solve(pos, weak=weak)
-        return result.score, result.nodes
+    def solve_lines(self, lines: list[str], clock) -> tuple[float, list[int | None], list[int]]:
+        """Seconds of the answer (what c4 solve --fresh does), then the score
+        (None for an invalid line) and nodes of every line."""
+        t0 = clock()
+        _, _, batch = self.lines.answer(lines)
+        seconds = clock() - t0
+        scores = [s if e == 0 else None for s, (e, _) in zip(batch.scores.tolist(), batch.errors.tolist())]
+        return seconds, scores, batch.nodes.tolist()
 
     def close(self) -> None:
         pass
@@ -110,6 +119,8 @@ def run(args) -> int:
     if args.service:
         return run_service_overhead(args, path, rows)
     backend = make_backend(args)
+    from c4.commands.solve import batches
+
     try:
         compile_s = backend.warm()
         correct = 0
@@ -117,19 +128,26 @@ def run(args) -> int:
         total_nodes = 0
         clock = time.process_time if args.clock == "cpu" else time.perf_counter
         last_report = time.monotonic()
-        for i, (moves, expected) in enumerate(rows, start=1):
-            query = backend.prepare(moves)
-            t0 = clock()
-            score, nodes = backend.solve(query, args.weak)
-            total_s += clock() - t0
-            total_nodes += nodes
-            if score == (sign(expected) if args.weak else expected):
-                correct += 1
-            else:
-                print(f"wrong: {moves} gave {score}, expected {expected}", file=sys.stderr, flush=True)
+        moves = [m for m, _ in rows]
+
+        def timed(chunk, _start):
+            nonlocal total_s
+            seconds, scores, nodes = backend.solve_lines(chunk, clock)
+            total_s += seconds
+            return scores, nodes
+
+        for start, (scores, nodes) in batches(moves, timed):
+            total_nodes += sum(nodes)
+            for (m, expected), score in zip(rows[start:start + len(scores)], scores):
+                if score == (sign(expected) if args.weak else expected):
+                    correct += 1
+                else:
+                    print(f"wrong: {m} gave {score}, expected {expected}", file=sys.stderr, flush=True)
+            done = start + len(scores)
             if time.monotonic() - last_report > 5:
                 last_report = time.monotonic()
-                print(f"  {i}/{len(rows)} positions, {correct} correct, {total_s / i * 1e6:,.0f} us mean", file=sys.stderr, flush=True)
+                print(f"  {done}/{len(rows)} positions, {correct} correct, {total_s / done * 1e6:,.0f} us mean",
+                      file=sys.stderr, flush=True)
     finally:
         backend.close()
     n = len(rows)

@@ -6,16 +6,25 @@ column, -1000 for a full one). Like c4solver, a line is invalid at the first
 move that is off the board, into a full column, or that wins at once; the
 message goes to stderr (``Line N: Invalid move M "line"``) and stdout gets an
 empty line, so a reader that pairs questions and answers stays in step.
+
+Lines are answered in batches, each one numba call (``Solver.solve_many``):
+whatever stdin holds when the solver is free is read at once, so a pipe full
+of lines costs one call per batch, while a client that writes one line and
+waits for its answer gets it at once (every batch is flushed). A batch is cut
+so that one call takes about 50 ms; long searches are answered one by one.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 
-from connect4 import Geometry, IllegalMove, InvalidPosition, Position, parse_moves
 from connect4.errors import Connect4Error
+from connect4.geometry import Geometry
 
 INVALID_MOVE = -1000  # c4solver's score of a column that cannot be played
+BATCH_S = 0.05  # aim of one solver call: answers of slow lines are not held back
 
 
 def register(sub) -> None:
@@ -31,6 +40,9 @@ def register(sub) -> None:
         p.add_argument("--size", default="7x6", help="board WIDTHxHEIGHT (default 7x6)")
         p.add_argument("--connect", type=int, default=4, metavar="K", help="line length that wins (default 4)")
         p.add_argument("--tt-log2", type=int, default=None, help="table of 2**N entries (default 23)")
+        p.add_argument("--fresh", action="store_true",
+                       help="start every line from an empty table (as the benchmark does); "
+                            "default: the table is kept across lines")
         p.set_defaults(run=run)
 
 
@@ -41,65 +53,159 @@ class InvalidLine(Exception):
         self.reason = reason
 
 
-def read_position(line: str, g: Geometry) -> Position:
-    """A position from a protocol line; InvalidLine names the first bad move."""
-    text = line.strip()
-    if text.isdigit() or not text:
-        tokens = [int(ch) for ch in text] if g.width <= 9 else None
-        if tokens is None:
-            raise InvalidLine(1, f"boards wider than 9 columns need separated moves")
-    else:
+def _edge(col: int) -> str:
+    return str(col + 1)
+
+
+class LineSolver:
+    """Protocol lines in, protocol answers out, many lines a solver call.
+
+    ``answer(lines, first)`` returns ``(stdout lines, stderr lines, batch)``:
+    one stdout line per input line (empty for an invalid one), the messages
+    of the invalid ones (``first`` is the 1-based number of ``lines[0]``), and
+    the solver's :class:`~solver_svc.solver.Batch` (scores and nodes of each
+    line). This is all ``c4 solve`` does besides reading and writing, and what
+    ``c4 bench solver`` times.
+    """
+
+    def __init__(self, geometry: Geometry, *, weak: bool = False, analyze: bool = False, fresh: bool = False,
+                 tt_log2: int | None = None):
+        from solver_svc.solver import Solver
+
+        self.g = geometry
+        self.weak = weak
+        self.analyze = analyze
+        self.fresh = fresh
+        self.solver = Solver(geometry, tt_log2=tt_log2)
+
+    def encode_line(self, text: str):
+        """The move list of one stripped line: the text itself when it is
+        column digits (the solver checks the moves), else 0-based columns
+        from another notation; InvalidLine for bad notation."""
+        g = self.g
+        if not text or (text.isascii() and text.isdigit()):
+            if g.width > 9 and text:
+                raise InvalidLine(1, "boards wider than 9 columns need separated moves")
+            return text
+        from connect4 import IllegalMove, InvalidPosition, parse_moves
+
         try:
-            cols = parse_moves(text, g)
+            return parse_moves(text, g)
         except IllegalMove as exc:
             raise InvalidLine((exc.index or 0) + 1, str(exc)) from None
         except InvalidPosition as exc:
             raise InvalidLine(1, str(exc)) from None
-        tokens = [c + 1 for c in cols]
-    pos = Position(g)
-    for i, col in enumerate(tokens):
-        c = col - 1
-        if not 0 <= c < g.width:
-            raise InvalidLine(i + 1, f"column {col} is off the board (1..{g.width})")
-        if not pos.can_play(c):
-            raise InvalidLine(i + 1, f"column {col} is full")
-        if pos.is_winning_move(c):
-            raise InvalidLine(i + 1, f"column {col} wins: the game would be over")
-        pos.play(c)
-    return pos
+
+    def reason(self, code: int, text: str, item, move: int) -> str:
+        from solver_svc.solver import FULL_COLUMN, OFF_BOARD
+
+        if isinstance(item, str):
+            shown = item[move - 1]
+        else:
+            shown = _edge(item[move - 1])
+        if code == OFF_BOARD:
+            return f"column {shown} is off the board (1..{self.g.width})"
+        if code == FULL_COLUMN:
+            return f"column {shown} is full"
+        return f"column {shown} wins: the game would be over"
+
+    def answer(self, lines: list[str], first: int = 1):
+        texts = [line.strip() for line in lines]
+        items, bad = [], {}
+        for i, text in enumerate(texts):
+            try:
+                items.append(self.encode_line(text))
+            except InvalidLine as exc:
+                bad[i] = (exc.move, exc.reason)
+                items.append("")  # a placeholder: the empty board, answered but not printed
+        if bad:  # do not search the placeholders
+            keep = [i for i in range(len(items)) if i not in bad]
+            batch = self._solve([items[i] for i in keep])
+            row = dict(zip(keep, range(len(keep))))
+        else:
+            batch = self._solve(items)
+            row = None
+        out, err = [], []
+        scores, errors = batch.scores.tolist(), batch.errors.tolist()
+        for i, text in enumerate(texts):
+            if i in bad:
+                move, why = bad[i]
+            else:
+                r = i if row is None else row[i]
+                code, move = errors[r]
+                if code == 0:
+                    s = scores[r]
+                    out.append(f"{text} {' '.join(map(str, s)) if self.analyze else s}")
+                    continue
+                why = self.reason(code, text, items[i], move)
+            err.append(f'Line {first + i}: Invalid move {move} "{text}": {why}')
+            out.append("")
+        return out, err, batch
+
+    def _solve(self, items):
+        s = self.solver
+        if self.analyze:
+            return s.analyze_many(items, weak=self.weak, fresh=self.fresh)
+        return s.solve_many(items, weak=self.weak, fresh=self.fresh)
 
 
-def answer(solver, pos: Position, weak: bool, analyze: bool) -> str:
-    g = pos.geometry
-    if analyze:
-        if pos.is_over:  # a full board: nothing can be played
-            return " ".join([str(INVALID_MOVE)] * g.width)
-        scores = solver.analyze(pos, weak=weak)
-        return " ".join(str(INVALID_MOVE if s is None else s) for s in scores)
-    if pos.is_over:
-        return "0"  # a full board without a line is a draw
-    return str(solver.solve(pos, weak=weak).score)
+def batches(lines: list[str], answer, budget_s: float = BATCH_S):
+    """Answer ``lines`` in calls of about ``budget_s`` each: the first call
+    takes one line, the next ones as many as the time per line so far allows
+    (at most 4096). Yields ``(start index, answer(...) result)``."""
+    i, per_line, n = 0, None, 1
+    while i < len(lines):
+        chunk = lines[i:i + n]
+        t0 = time.perf_counter()
+        result = answer(chunk, i)
+        dt = time.perf_counter() - t0
+        per_line = dt / len(chunk) if per_line is None else 0.5 * per_line + 0.5 * dt / len(chunk)
+        yield i, result
+        i += len(chunk)
+        n = max(1, min(4096, int(budget_s / max(per_line, 1e-7))))
+
+
+def _stdin_chunks():
+    """Lists of complete lines, each as soon as stdin has delivered them."""
+    fd = sys.stdin.fileno()
+    rest = b""
+    while True:
+        data = os.read(fd, 1 << 16)
+        if not data:
+            if rest:
+                yield [rest.decode("utf-8", "replace")]
+            return
+        rest += data
+        *complete, rest = rest.split(b"\n")
+        if complete:
+            yield [line.decode("utf-8", "replace").rstrip("\r") for line in complete]
 
 
 def run(args) -> int:
-    from solver_svc.solver import Solver
-
     try:
         g = Geometry.parse(args.size, args.connect)
     except Connect4Error as exc:
         print(f"c4 solve: {exc}", file=sys.stderr)
         return 2
-    solver = Solver(g, tt_log2=args.tt_log2)
-    lines = args.moves if args.moves else sys.stdin
-    failed = 0
-    for number, raw in enumerate(lines, start=1):
-        line = raw.rstrip("\r\n")
+    solver = LineSolver(g, weak=args.weak, analyze=args.analyze, fresh=args.fresh, tt_log2=args.tt_log2)
+    if args.moves:
+        chunks = iter([list(args.moves)])
+    else:
         try:
-            pos = read_position(line, g)
-        except InvalidLine as exc:
-            print(f'Line {number}: Invalid move {exc.move} "{line.strip()}": {exc.reason}', file=sys.stderr, flush=True)
-            print(flush=True)
-            failed += 1
-            continue
-        print(f"{line.strip()} {answer(solver, pos, args.weak, args.analyze)}", flush=True)
+            sys.stdin.fileno()
+            chunks = _stdin_chunks()
+        except (AttributeError, OSError, ValueError):  # a stdin without a file (tests)
+            chunks = iter([[line.rstrip("\r\n") for line in sys.stdin]])
+    failed = 0
+    number = 1
+    out, err = sys.stdout, sys.stderr
+    for lines in chunks:
+        for start, (answers, messages, _) in batches(lines, lambda chunk, i: solver.answer(chunk, number + i)):
+            if messages:
+                err.write("".join(m + "\n" for m in messages))
+                err.flush()
+                failed += len(messages)
+            out.write("".join(a + "\n" for a in answers))
+            out.flush()
+        number += len(lines)
     return 1 if failed and args.moves else 0

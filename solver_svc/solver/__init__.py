@@ -10,34 +10,44 @@ Usage::
     s.solve(pos, weak=True)       # score is -1, 0 or 1
     s.analyze(pos)                # [score of playing column c, or None when full]
     s.best_move(pos)              # (column, score)
-    s.reset()                     # forget the table (cheap)
+    s.test(pos, bound)            # is the score > bound? (one null-window search)
+    s.preload({key: score})       # known exact scores into the table
+    s.solve_many(lines)           # many positions in one numba call: Batch(scores, nodes, errors, elapsed_s)
+    s.analyze_many(lines)         # ... every column of each
+    s.reset()                     # forget the table (O(1): a new epoch)
 
 Scores follow Pascal Pons: from the side to move, positive = win, the sooner
 the larger. A win with the stone of ply p (1-based count of stones after the
 winning move) is worth ``(W*H + 2 - p) // 2``; an immediate win from a
 position with ``ply`` stones is ``(W*H + 1 - ply) // 2``; a draw is 0.
 
-* Columns are 0-based here (the CLI and services convert at their edge).
+* Columns are 0-based here (the CLI and services convert at their edge);
+  ``solve_many`` also takes 1-based digit strings as in Pons' test sets.
 * ``node_budget`` (0 = none) and ``stop`` (a numpy uint8 array of length 1
   another thread may set to 1) end a search with :class:`BudgetExceeded`,
   which carries the nodes spent: the solver never returns an unproved value.
-  For ``analyze`` and ``best_move`` the budget covers all columns together.
+  For ``analyze`` and ``best_move`` the budget covers all columns together;
+  for ``solve_many`` it is per position.
 * A finished game (``pos.is_over``) raises :class:`connect4.InvalidPosition`;
   so does a position of another board size.
 * ``Solver.last_nodes`` holds the nodes of the last search, also after a
   BudgetExceeded.
 * ``tt_log2`` sets the table to ``2**tt_log2`` entries of 8 bytes (default 23:
-  64 MiB, allocated lazily by the OS). The table keeps its bounds across
-  calls until ``reset()``, which only clears the slots written.
+  64 MiB, allocated lazily by the OS; ``prefault()`` touches it at once). The
+  table keeps its bounds across calls until ``reset()``.
 
 The search (see :mod:`.search`): negamax alpha-beta with null-window
 narrowing, a table of lower and upper bounds with the best move, one entry for
 a position and its mirror, half the moves for symmetric positions, moves
 ordered by the table move, winning cells created and centre distance, moves
-that lose at once never searched.
+that lose at once never searched, enhanced transposition cutoffs.
 """
 
 from .errors import BudgetExceeded
-from .solver import Solver, SolveResult
+from .search import ABORTED, FULL_COLUMN, NO_SCORE, OFF_BOARD, OK, WINS
+from .solver import Batch, Solver, SolveResult
 
-__all__ = ["BudgetExceeded", "SolveResult", "Solver"]
+__all__ = [
+    "ABORTED", "Batch", "BudgetExceeded", "FULL_COLUMN", "NO_SCORE", "OFF_BOARD", "OK", "SolveResult", "Solver",
+    "WINS",
+]

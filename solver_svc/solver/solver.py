@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from connect4 import STANDARD, Geometry, InvalidPosition, Position
 
 from .errors import BudgetExceeded
-from .search import search_kernels
-from .table import ABORT, BUDGET, NO_BUDGET, NODES, TranspositionTable
+from .search import ABORTED, ANALYZE, FRESH, FULL_COLUMN, NO_SCORE, OFF_BOARD, OK, WEAK, WINS, search_kernels
+from .table import ABORT, NODES, NO_LOWER, NO_UPPER, TranspositionTable
 
 DEFAULT_TT_LOG2 = 23  # 8M entries, 64 MiB
+
+__all__ = ["Batch", "NO_SCORE", "OK", "OFF_BOARD", "FULL_COLUMN", "WINS", "ABORTED", "SolveResult", "Solver"]
 
 
 @dataclass(frozen=True)
@@ -26,32 +29,67 @@ class SolveResult:
     elapsed_s: float
 
 
+@dataclass(frozen=True)
+class Batch:
+    """The answers of :meth:`Solver.solve_many` / :meth:`Solver.analyze_many`.
+
+    ``scores``: int64, one a position (``solve_many``) or ``(n, width)``
+    (``analyze_many``, ``NO_SCORE`` = -1000 for a full column); ``nodes``: the
+    nodes searched for each position (exact); ``errors``: ``(n, 2)`` of
+    ``(code, 1-based move)``, code ``OK`` (0) when the position was answered,
+    else ``OFF_BOARD``, ``FULL_COLUMN`` or ``WINS`` (that move wins at once:
+    the game would be over, so c4solver rejects the line; a ``Position``
+    that is already won gets this for its last move). Scores of a line with
+    an error are meaningless. ``elapsed_s``: wall time of the whole call.
+    """
+
+    scores: np.ndarray
+    nodes: np.ndarray
+    errors: np.ndarray
+    elapsed_s: float
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def ok(self) -> np.ndarray:
+        return self.errors[:, 0] == OK
+
+
 class Solver:
     """Exact solver for one board geometry. Not thread-safe: one per thread
     (the kernels release the GIL, so several Solvers run in parallel)."""
 
     def __init__(self, geometry: Geometry = STANDARD, tt_log2: int | None = None):
         self.geometry = geometry
-        self.table = TranspositionTable(DEFAULT_TT_LOG2 if tt_log2 is None else tt_log2)
+        self.table = TranspositionTable(geometry, DEFAULT_TT_LOG2 if tt_log2 is None else tt_log2)
         self._k = search_kernels(geometry)
-        g = geometry
-        self._mv = np.zeros((g.cells + 1) * g.width, dtype=np.int64)  # move lists, one row a ply
-        self._sc = np.zeros((g.cells + 1) * g.width, dtype=np.int64)  # their ordering scores
+        self._tt = self.table.words
+        self._ws = self.table.ws
         self._no_stop = np.zeros(1, dtype=np.uint8)
-        self.last_nodes = 0  # nodes of the last search (solve, analyze or best_move)
+        self._out = np.zeros(geometry.width, dtype=np.int64)  # analyze's answer
+        self._win_now_base = geometry.cells + 1
+        self.last_nodes = 0  # nodes of the last search (solve, analyze, test, best_move or a batch)
 
     # -- public ------------------------------------------------------------
     def reset(self) -> None:
-        """Forget every stored bound (cheap: clears only what was written)."""
+        """Forget every stored bound (O(1): a new table epoch)."""
         self.table.reset()
+
+    def prefault(self) -> float:
+        """Touch every page of the table now rather than during the first
+        searches (64 MiB: ~20 ms once); seconds spent."""
+        return self.table.prefault()
 
     def solve(self, pos: Position, *, weak: bool = False, node_budget: int = 0, stop=None) -> SolveResult:
         """Exact score of ``pos`` for the side to move; ``weak``: its sign only."""
-        self._check(pos)
         t0 = time.perf_counter()
-        self._begin(node_budget)
-        score = self._solve(pos.current, pos.mask, pos.ply, weak, stop)
-        self.last_nodes = nodes = int(self.table.state[NODES])
+        self._check(pos)
+        score = self._k.solve_pos(pos.current, pos.mask, len(pos.moves), weak, node_budget,
+                                  self._tt, self._ws, self._no_stop if stop is None else stop)
+        nodes = self.last_nodes = int(self._ws[NODES])
+        if self._ws[ABORT]:
+            self._raise(nodes, stop)
         return SolveResult(score, nodes, time.perf_counter() - t0)
 
     def analyze(self, pos: Position, *, node_budget: int = 0, stop=None, weak: bool = False) -> list[int | None]:
@@ -59,25 +97,13 @@ class Solver:
         (an immediate win is ``(W*H+1-ply)//2``); None for a full column.
         ``weak`` gives signs only. The budget counts the nodes of all columns."""
         self._check(pos)
-        g = self.geometry
-        self._begin(node_budget)
-        scores: list[int | None] = []
-        win_now = (g.cells + 1 - pos.ply) // 2
-        for c in range(g.width):
-            if not pos.can_play(c):
-                scores.append(None)
-                continue
-            if pos.is_winning_move(c):
-                scores.append(1 if weak else win_now)
-                continue
-            cur = pos.current ^ pos.mask  # the opponent moves next
-            mask = pos.mask | (pos.mask + g.bottom_cell(c))  # the carry lands on the column's lowest empty cell
-            if mask == g.board_mask:
-                scores.append(0)  # the last cell, no line: a draw
-                continue
-            scores.append(-self._solve(cur, mask, pos.ply + 1, weak, stop))
-        self.last_nodes = int(self.table.state[NODES])
-        return scores
+        out = self._out
+        self._k.analyze_pos(pos.current, pos.mask, len(pos.moves), weak, node_budget,
+                            self._tt, self._ws, self._no_stop if stop is None else stop, out)
+        nodes = self.last_nodes = int(self._ws[NODES])
+        if self._ws[ABORT]:
+            self._raise(nodes, stop)
+        return [None if s == NO_SCORE else s for s in out.tolist()]
 
     def best_move(self, pos: Position, *, node_budget: int = 0, stop=None) -> tuple[int, int]:
         """(0-based column, score): the fastest win, else a draw, else the
@@ -87,33 +113,116 @@ class Solver:
         col = max((c for c, s in enumerate(scores) if s is not None), key=lambda c: (scores[c], -rank[c]))
         return col, scores[col]
 
+    def test(self, pos: Position, bound: int, *, node_budget: int = 0, stop=None) -> bool:
+        """Is the exact score of ``pos`` (from its side to move) larger than
+        ``bound``? One null-window search: much cheaper than :meth:`solve`
+        when only the side of a bound matters. A full board (a draw) needs no
+        search; budget and stop as for :meth:`solve`."""
+        if pos.winner is None and len(pos.moves) == self.geometry.cells and pos.geometry == self.geometry:
+            self.last_nodes = 0
+            return 0 > bound  # a full board without a line: a draw
+        self._check(pos)
+        r = self._k.test_pos(pos.current, pos.mask, len(pos.moves), int(bound), node_budget,
+                             self._tt, self._ws, self._no_stop if stop is None else stop)
+        nodes = self.last_nodes = int(self._ws[NODES])
+        if self._ws[ABORT]:
+            self._raise(nodes, stop)
+        return bool(r)
+
+    def preload(self, scores: Mapping[int, int]) -> int:
+        """Store known exact scores in the table: ``{key: score}`` with Pons'
+        key (``Position.key()``, its mirror or ``canonical_key()``) and the
+        score from that position's side to move. A search that reaches one of
+        these positions takes the score as proved: **a wrong score gives
+        wrong answers**. Entries live until :meth:`reset` (or until the search
+        overwrites their slot, which costs only speed). Returns the number
+        stored."""
+        if not scores:
+            return 0
+        keys = np.fromiter(scores.keys(), dtype=np.uint64, count=len(scores))
+        values = np.fromiter(scores.values(), dtype=np.int64, count=len(scores))
+        lim = (self.geometry.cells + 1) // 2
+        if values.min() < max(NO_LOWER + 1, -lim) or values.max() > min(NO_UPPER, lim):
+            raise ValueError(f"a score is out of range for {self.geometry.name}")
+        if int(keys.max()) >> (self.geometry.width * self.geometry.h1):
+            raise ValueError(f"a key has more bits than a {self.geometry.name} key")
+        self._k.preload(keys, values, self._tt, self._ws)
+        return len(keys)
+
+    def solve_many(self, positions: Iterable, *, weak: bool = False, fresh: bool = True,
+                   node_budget: int = 0, stop=None) -> Batch:
+        """Solve many positions in one numba call: ``positions`` are move
+        strings (1-based column digits, as in Pons' test sets and c4solver),
+        ``Position`` objects or lists of 0-based columns. Every move is
+        replayed and checked (see :class:`Batch` for the error codes).
+        ``fresh``: each position starts from an empty table (a new epoch,
+        O(1)), as in Pons' benchmark; otherwise the table is kept across them.
+        ``node_budget`` is per position; when a search is stopped,
+        :class:`BudgetExceeded` carries ``.index`` (that position) and
+        ``.batch`` (the answers so far)."""
+        return self._many(positions, weak, False, fresh, node_budget, stop)
+
+    def analyze_many(self, positions: Iterable, *, weak: bool = False, fresh: bool = True,
+                     node_budget: int = 0, stop=None) -> Batch:
+        """:meth:`analyze` of many positions in one numba call (as
+        :meth:`solve_many`); ``scores`` has one row of ``width`` a position."""
+        return self._many(positions, weak, True, fresh, node_budget, stop)
+
     # -- internals -----------------------------------------------------------
+    def encode(self, positions: Iterable) -> tuple[np.ndarray, np.ndarray]:
+        """(0-based columns of all move lists back to back, start offsets)."""
+        items = positions if isinstance(positions, (list, tuple)) else list(positions)
+        if all(type(p) is str for p in items):
+            parts = [p.encode("latin-1", "replace") for p in items]
+            data = np.frombuffer(b"".join(parts), dtype=np.uint8) - np.uint8(49)  # '1' -> 0; others: off the board
+            lengths = [len(p) for p in parts]
+        else:
+            cols = []
+            for p in items:
+                if isinstance(p, Position):
+                    if p.geometry != self.geometry:
+                        raise InvalidPosition(f"position is {p.geometry.name}, this solver solves {self.geometry.name}")
+                    cols.append(bytes(p.moves))
+                elif isinstance(p, str):
+                    cols.append(bytes((b - 49) & 0xFF for b in p.encode("latin-1", "replace")))
+                else:
+                    cols.append(bytes(min(int(c), 255) if int(c) >= 0 else 255 for c in p))
+            data = np.frombuffer(b"".join(cols), dtype=np.uint8)
+            lengths = [len(c) for c in cols]
+        starts = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=starts[1:])
+        return data, starts
+
+    def _many(self, positions, weak, analyze, fresh, node_budget, stop) -> Batch:
+        t0 = time.perf_counter()
+        data, starts = self.encode(positions)
+        n = len(starts) - 1
+        width = self.geometry.width
+        scores = np.zeros(n * width if analyze else n, dtype=np.int64)
+        nodes = np.zeros(n, dtype=np.int64)
+        errors = np.zeros(2 * n, dtype=np.int64)
+        flags = (WEAK if weak else 0) | (ANALYZE if analyze else 0) | (FRESH if fresh else 0)
+        done = self._k.run_batch(data, starts, flags, node_budget, self._tt, self._ws,
+                                 self._no_stop if stop is None else stop, scores, nodes, errors)
+        self.last_nodes = int(nodes.sum())
+        batch = Batch(scores.reshape(n, width) if analyze else scores, nodes, errors.reshape(n, 2),
+                      time.perf_counter() - t0)
+        if done < n:
+            exc = self._exception(int(nodes[done]), stop)
+            exc.index = done
+            exc.batch = Batch(batch.scores[:done], nodes[:done], batch.errors[:done], batch.elapsed_s)
+            raise exc
+        return batch
+
     def _check(self, pos: Position) -> None:
         if pos.geometry != self.geometry:
             raise InvalidPosition(f"position is {pos.geometry.name}, this solver solves {self.geometry.name}")
-        if pos.is_over:
-            what = "a draw (the board is full)" if pos.is_draw else "won"
+        if pos.winner is not None or len(pos.moves) == self.geometry.cells:
+            what = "a draw (the board is full)" if pos.winner is None else "won"
             raise InvalidPosition(f"the game is over ({what}): there is nothing to solve")
 
-    def _begin(self, node_budget: int) -> None:
-        st = self.table.state
-        st[NODES] = 0
-        st[ABORT] = 0
-        st[BUDGET] = node_budget if node_budget and node_budget > 0 else NO_BUDGET
+    def _exception(self, nodes: int, stop) -> BudgetExceeded:
+        return BudgetExceeded(nodes, "stop flag" if stop is not None and stop[0] else "node budget")
 
-    def _solve(self, cur: int, mask: int, ply: int, weak: bool, stop) -> int:
-        """Score of a position that is not over, from its side to move."""
-        k, t = self._k, self.table
-        g = self.geometry
-        c, m = np.uint64(cur), np.uint64(mask)
-        if k.can_win_next(c, m):
-            return 1 if weak else (g.cells + 1 - ply) // 2
-        flag = self._no_stop if stop is None else stop
-        score = int(k.solve(c, m, ply, weak, t.words, t.log, t.state, flag, self._mv, self._sc))
-        if t.state[ABORT]:
-            nodes = int(t.state[NODES])
-            self.last_nodes = nodes
-            raise BudgetExceeded(nodes, "stop flag" if stop is not None and stop[0] else "node budget")
-        if weak:
-            score = (score > 0) - (score < 0)
-        return score
+    def _raise(self, nodes: int, stop):
+        raise self._exception(nodes, stop)

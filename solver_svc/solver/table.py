@@ -1,72 +1,125 @@
-"""The transposition table: one uint64 word an entry, bounds and best move.
+"""The transposition table: one uint64 word an entry, exact keys, epochs.
 
 A position key ``k`` (Pons' ``current + mask + bottom``, mirrored to the
-smaller of the two) is spread by ``h = k * HASH_MUL`` (mod 2**64). Multiplying
-by an odd constant is a bijection of 64-bit words, so ``h`` identifies ``k``
-exactly. The entry's index is the top ``L`` bits of ``h`` and the word stores
-the other ``64 - L`` bits shifted up, ``h << L``: index and tag together give
-back all of ``h``, so a hit is never a false match (no partial-key risk).
+smaller of the two) has at most ``KB = width * (height + 1)`` bits (49 on
+7x6). It is spread by ``h = (k * HASH_MUL) mod 2**KB``: multiplying by an
+odd constant is a bijection of ``KB``-bit words, so ``h`` identifies ``k``
+exactly. A table of ``2**L`` entries takes the top ``L`` bits of ``h`` as the
+index and stores the other ``T = KB - L`` bits as the tag: index and tag give
+back ``h``, so a hit is never a false match (no partial-key risk).
 
-The low ``L >= 18`` bits of the word hold the payload::
+A word, low bits first::
 
-    bits 12..17  lower bound + 32   (0 means "no lower bound", -32)
-    bits  6..11  upper bound + 32   (63 means "no upper bound", +31)
-    bits  0..5   best move column + 1 (0: none)
+    bits 0..5            lower bound + 32   (0: no lower bound, -32)
+    bits 6..11           upper bound + 32   (63: no upper bound, +31)
+    bits 12..12+MB-1     best move column + 1 (0: none); MB = bits of width
+    next E bits          epoch (1 .. 2**E - 1)
+    top T bits           tag
 
-Scores fit: on a board of at most 56 cells every score is within +-28. A real
-key always has a bit set in column 0 (the height marker), so ``h << L`` is
-never 0 and the zero word means "empty".
+On 7x6 with the default ``L = 23`` that is 15 payload bits, a 26-bit tag and
+a 23-bit epoch. Every score fits 6 bits: a stored bound lies within the cell
+bounds of its position, at most +-31 on any board of at most 63 cells.
 
-``reset()`` must be cheap: a test-set run clears the table before every
-position. Every store into an empty slot appends its index to a log; a reset
-zeroes just the logged slots, or the whole table when the log overflowed.
+**Fresh table in O(1).** A benchmark (and ``Solver.solve_many``) starts every
+position from an empty table. ``reset()`` does not clear memory: it increments
+the epoch, and an entry of another epoch never matches. Only when the epoch
+wraps (after ``2**E - 1`` resets, 8 million on 7x6) is the memory zeroed. A
+real entry's epoch is at least 1, so the zero word is always empty.
+
+If a huge board with a small table would leave no epoch bit
+(``KB + payload > 63 + L``, only ``32x1``-like boards at ``L = 18``), ``L`` is
+raised until one fits.
+
+The int64 ``ws`` array ("workspace") shared by Python and the kernels holds
+the search state in its first ``STATE_SIZE`` slots (nodes, budget, abort
+flag, epoch and the table's shifts) and then the per-ply move lists and
+ordering scores, so a kernel call takes three arrays: ``tt``, ``ws``, ``stop``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from connect4.jit import kernel
-
 HASH_MUL = 0x9E3779B97F4A7C15  # 2**64 / golden ratio, odd
 MIN_LOG2 = 18
 MAX_LOG2 = 32
 NO_LOWER = -32
 NO_UPPER = 31
+MAX_EPOCH_BITS = 40
 
-# Slots of the int64 state array shared by Python and the kernels.
-NODES, BUDGET, ABORT, SHIFT, LOG_N, LOG_OVERFLOW = range(6)
+# Slots of the int64 workspace shared by Python and the kernels.
+NODES, BUDGET, ABORT, EPOCH, IDX_SHIFT, TAG_MASK, EPOCH_BITS, EPOCH_MAX = range(8)
 STATE_SIZE = 8
 NO_BUDGET = 1 << 62
 
 
-@kernel("table")
-def clear_table(tt, log, state):
-    """Zero the slots written since the last clear (all of them after an overflow)."""
-    if state[LOG_OVERFLOW]:
-        tt[:] = 0
-    else:
-        for i in range(state[LOG_N]):
-            tt[log[i]] = 0
-    state[LOG_N] = 0
-    state[LOG_OVERFLOW] = 0
+def move_bits(width: int) -> int:
+    """Bits of the stored move (column + 1, 0 = none)."""
+    return max(1, width.bit_length())
+
+
+def key_bits(geometry) -> int:
+    return geometry.width * geometry.h1
+
+
+def layout(geometry, log2: int) -> tuple[int, int, int, int]:
+    """(log2, payload bits, tag bits, epoch bits) of a table for ``geometry``;
+    ``log2`` is raised when no epoch bit would be left."""
+    kb = key_bits(geometry)
+    payload = 12 + move_bits(geometry.width)
+    log2 = max(log2, kb + payload - 63)
+    tag = max(0, kb - log2)
+    epoch = min(MAX_EPOCH_BITS, 64 - payload - tag)
+    return log2, payload, tag, epoch
+
+
+def workspace_size(geometry) -> int:
+    return STATE_SIZE + 2 * (geometry.cells + 1) * geometry.width
 
 
 class TranspositionTable:
-    """``2**log2`` one-word entries plus the write log for cheap resets."""
+    """``2**log2`` one-word entries plus the int64 workspace of the kernels."""
 
-    def __init__(self, log2: int):
+    def __init__(self, geometry, log2: int):
         if not MIN_LOG2 <= log2 <= MAX_LOG2:
             raise ValueError(f"tt_log2 must be in {MIN_LOG2}..{MAX_LOG2}, got {log2}")
-        self.log2 = log2
-        self.words = np.zeros(1 << log2, dtype=np.uint64)  # calloc: pages appear on first touch
-        self.log = np.zeros(max(1024, (1 << log2) >> 4), dtype=np.int64)
-        self.state = np.zeros(STATE_SIZE, dtype=np.int64)
-        self.state[SHIFT] = 64 - log2
+        self.log2, self.payload_bits, self.tag_bits, self.epoch_bits = layout(geometry, log2)
+        self.words = np.zeros(1 << self.log2, dtype=np.uint64)  # calloc: pages appear on first touch
+        self.ws = np.zeros(workspace_size(geometry), dtype=np.int64)
+        self.state = self.ws[:STATE_SIZE]  # a view: the kernels' state slots
+        st = self.state
+        st[EPOCH] = 1
+        st[IDX_SHIFT] = max(0, key_bits(geometry) - self.log2)
+        st[TAG_MASK] = (1 << self.tag_bits) - 1
+        st[EPOCH_BITS] = self.epoch_bits
+        st[EPOCH_MAX] = (1 << self.epoch_bits) - 1
+        st[BUDGET] = NO_BUDGET
+        self._prefaulted = False
 
     def reset(self) -> None:
-        clear_table(self.words, self.log, self.state)
+        """Forget every entry: a new epoch (memory is zeroed only on wrap-around)."""
+        st = self.state
+        if st[EPOCH] >= st[EPOCH_MAX]:
+            self.words.fill(0)
+            st[EPOCH] = 1
+        else:
+            st[EPOCH] += 1
+
+    def prefault(self) -> float:
+        """Touch every page of the table now (as C++'s zero-initialised vector
+        does at construction) instead of one page fault at a time during the
+        first searches; keeps the entries. Seconds spent; 0 when done before."""
+        if self._prefaulted:
+            return 0.0
+        import time
+
+        t0 = time.perf_counter()
+        w = self.words
+        step = 512  # one word per 4 KiB page; the kernel keeps what it finds
+        w[::step] |= np.uint64(0)
+        self._prefaulted = True
+        return time.perf_counter() - t0
 
     @property
     def nbytes(self) -> int:
-        return self.words.nbytes + self.log.nbytes
+        return self.words.nbytes

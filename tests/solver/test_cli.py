@@ -89,3 +89,33 @@ def test_bench_json(capsys, pons_sets):
     assert set(figures) == {"set", "n", "correct", "mean_us", "mean_nodes", "nodes_per_s", "compile_s"}
     assert figures["set"] == "Test_L2_R1" and figures["n"] == 30 and figures["correct"] == 30
     assert figures["mean_nodes"] > 0
+
+
+def test_many_lines_at_once_through_a_pipe(pons_sets, read_set):
+    """A pipe full of lines is answered in batches, in order, one answer a line."""
+    rows = read_set(pons_sets / "Test_L3_R1", 300)
+    lines = [m for m, _ in rows]
+    lines[5] = "44444444"  # an invalid line in the middle keeps the pairing
+    lines[9] = "d1 d2 e1"  # another notation
+    proc = subprocess.run([sys.executable, "-m", "c4.main", "solve", "--fresh"], input="\n".join(lines) + "\n",
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0
+    out = proc.stdout.split("\n")
+    assert len(out) == len(lines) + 1 and out[-1] == ""
+    for i, ((moves, expected), answer) in enumerate(zip(rows, out)):
+        if i == 5:
+            assert answer == ""
+        elif i == 9:
+            assert answer.startswith("d1 d2 e1 ")
+        else:
+            assert answer == f"{moves} {expected}"
+    assert proc.stderr.startswith('Line 6: Invalid move 7 "44444444": column 4 is full')
+
+
+def test_batches_grow_with_fast_lines():
+    from c4.commands.solve import batches
+
+    sizes = []
+    for _, result in batches(list(range(10_000)), lambda chunk, i: sizes.append(len(chunk)) or chunk, 0.001):
+        pass
+    assert sizes[0] == 1 and max(sizes) > 1 and sum(sizes) == 10_000

@@ -1,0 +1,150 @@
+"""solve_many / analyze_many (one numba call for many positions), test(),
+preload(), the table epochs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from connect4 import STANDARD, Geometry, Position
+from solver_svc.solver import (ABORTED, FULL_COLUMN, NO_SCORE, OFF_BOARD, OK, WINS, BudgetExceeded, Solver)
+from solver_svc.solver.table import EPOCH, EPOCH_MAX, layout
+
+
+def test_solve_many_matches_solve_with_a_fresh_table(solver, pons_sets, read_set):
+    rows = read_set(pons_sets / "Test_L2_R1", 60) + read_set(pons_sets / "Test_L1_R1", 20)
+    batch = solver.solve_many([m for m, _ in rows])
+    assert batch.scores.tolist() == [e for _, e in rows]
+    assert batch.ok.all() and len(batch) == len(rows)
+    for (moves, _), nodes in zip(rows, batch.nodes.tolist()):
+        solver.reset()
+        assert solver.solve(Position.parse(moves)).nodes == nodes  # the same search, node for node
+
+
+def test_solve_many_inputs_and_weak(solver, pons_sets, read_set):
+    rows = read_set(pons_sets / "Test_L3_R1", 30)
+    positions = [Position.parse(m) for m, _ in rows]
+    as_lists = [p.moves for p in positions]
+    strong = solver.solve_many(positions)
+    assert strong.scores.tolist() == [e for _, e in rows]
+    assert solver.solve_many(as_lists).scores.tolist() == strong.scores.tolist()
+    weak = solver.solve_many([m for m, _ in rows], weak=True)
+    assert weak.scores.tolist() == [(e > 0) - (e < 0) for _, e in rows]
+
+
+def test_solve_many_without_fresh_keeps_the_table(solver, pons_sets, read_set):
+    rows = read_set(pons_sets / "Test_L2_R2", 5)
+    moves = [m for m, _ in rows]
+    solver.reset()
+    first = solver.solve_many(moves, fresh=False)
+    again = solver.solve_many(moves, fresh=False)
+    assert first.scores.tolist() == again.scores.tolist() == [e for _, e in rows]
+    assert again.nodes.sum() < first.nodes.sum()
+
+
+def test_solve_many_checks_every_move(solver):
+    lines = ["52753311433677442422121", "44444444", "1212121", "18", "40", "4x", "4" + chr(0x20ac)]
+    batch = solver.solve_many(lines)
+    codes = [tuple(e) for e in batch.errors.tolist()]
+    assert codes == [(OK, 0), (FULL_COLUMN, 7), (WINS, 7), (OFF_BOARD, 2), (OFF_BOARD, 2), (OFF_BOARD, 2), (OFF_BOARD, 2)]
+    assert batch.scores[0] == 8
+
+
+def test_full_board_is_a_draw():
+    g = Geometry(2, 3, 3)
+    s = Solver(g, tt_log2=18)
+    moves = [0, 1, 1, 0, 0, 1]  # no three in a row on 2x3
+    assert s.solve_many([moves]).scores.tolist() == [0]
+    assert s.analyze_many([moves]).scores.tolist() == [[NO_SCORE, NO_SCORE]]
+    full = Position.from_moves(moves, g)
+    assert s.test(full, -1) and not s.test(full, 0)
+
+
+def test_analyze_many_matches_analyze(solver, pons_sets, read_set):
+    rows = read_set(pons_sets / "Test_L2_R1", 8) + [("4444441526", None)]
+    batch = solver.analyze_many([m for m, _ in rows])
+    assert batch.scores.shape == (len(rows), 7)
+    for (moves, _), row in zip(rows, batch.scores.tolist()):
+        solver.reset()
+        assert [None if s == NO_SCORE else s for s in row] == solver.analyze(Position.parse(moves))
+    weak = solver.analyze_many([rows[0][0]], weak=True).scores[0].tolist()
+    assert weak == [NO_SCORE if s == NO_SCORE else (s > 0) - (s < 0) for s in batch.scores[0].tolist()]
+
+
+def test_solve_many_budget_and_stop():
+    s = Solver(STANDARD, tt_log2=18)
+    easy = "52753311433677442422121"
+    with pytest.raises(BudgetExceeded) as info:
+        s.solve_many([easy, "4453", easy], node_budget=5000)
+    assert info.value.index == 1 and len(info.value.batch) == 1
+    assert info.value.batch.scores.tolist() == [8]
+    assert 0 < info.value.nodes <= 5001
+    stop = np.ones(1, dtype=np.uint8)
+    with pytest.raises(BudgetExceeded) as info:
+        s.solve_many([easy, easy], stop=stop)
+    assert info.value.index == 0 and info.value.reason == "stop flag"
+    assert s.solve_many([easy]).scores.tolist() == [8]  # nothing unproved was stored
+
+
+def test_null_window_test_agrees_with_solve(solver, pons_sets, read_set):
+    for moves, expected in read_set(pons_sets / "Test_L2_R1", 25)[::5] + [("112233", 18)]:
+        pos = Position.parse(moves)
+        for bound in (expected - 2, expected - 1, expected, expected + 1):
+            solver.reset()
+            assert solver.test(pos, bound) == (expected > bound), (moves, bound)
+        solver.reset()
+        assert solver.test(pos, -99) and not solver.test(pos, 99)
+
+
+def test_test_budget(solver):
+    with pytest.raises(BudgetExceeded):
+        solver.test(Position.parse("4453"), 0, node_budget=1000)
+    assert solver.last_nodes == 1001
+
+
+def test_preload_is_believed_and_forgotten_on_reset(solver):
+    pos = Position.parse("52753311433677442422121")
+    solver.reset()
+    assert solver.preload({pos.key(): -5}) == 1
+    assert solver.solve(pos).score == -5  # a false score is believed: proof the search reads it
+    solver.reset()
+    assert solver.preload({pos.mirror_key(): 3}) == 1  # either orientation
+    assert solver.solve(pos).score == 3
+    solver.reset()
+    assert solver.solve(pos).score == 8
+    with pytest.raises(ValueError):
+        solver.preload({pos.key(): 40})
+
+
+def test_epoch_wrap_clears_the_table():
+    s = Solver(STANDARD, tt_log2=18)
+    pos = Position.parse("52753311433677442422121")
+    base = s.solve(pos).nodes
+    s.table.state[EPOCH_MAX] = 3  # wrap after two resets
+    for _ in range(7):
+        s.reset()
+        assert 1 <= s.table.state[EPOCH] <= 3
+        r = s.solve(pos)
+        assert (r.score, r.nodes) == (8, base)
+        assert (s.table.words != 0).sum() > 0
+    s.table.state[EPOCH] = 3
+    s.reset()  # the wrap: memory zeroed
+    assert s.table.state[EPOCH] == 1 and not s.table.words.any()
+
+
+@pytest.mark.parametrize("size", [(7, 6), (8, 7), (32, 1), (2, 31), (4, 4), (3, 2)])
+def test_layout_fits_a_word(size):
+    g = Geometry(*size, k=min(4, max(size)))
+    for log2 in (18, 23, 32):
+        log2_used, payload, tag, epoch = layout(g, log2)
+        assert log2_used >= log2 and epoch >= 1
+        assert payload + tag + epoch <= 64
+        assert tag + log2_used >= g.width * g.h1  # index + tag give the whole key
+
+
+def test_prefault_keeps_entries(solver):
+    pos = Position.parse("52753311433677442422121")
+    solver.reset()
+    first = solver.solve(pos).nodes
+    solver.prefault()
+    assert solver.solve(pos).nodes < first  # the entries are still there
