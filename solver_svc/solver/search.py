@@ -462,6 +462,7 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
 
     return SimpleNamespace(
         geometry=g,
+        loaded=set(),  # entry points already made ready (see quickload)
         solve_pos=solve_pos,
         analyze_pos=analyze_pos,
         test_pos=test_pos,

@@ -11,6 +11,7 @@ import numpy as np
 from connect4 import STANDARD, Geometry, InvalidPosition, Position
 
 from .errors import BudgetExceeded
+from .quickload import load_cached
 from .search import ABORTED, ANALYZE, FRESH, FULL_COLUMN, NO_SCORE, OFF_BOARD, OK, WEAK, WINS, search_kernels
 from .table import ABORT, NODES, NO_LOWER, NO_UPPER, TranspositionTable
 
@@ -85,8 +86,9 @@ class Solver:
         """Exact score of ``pos`` for the side to move; ``weak``: its sign only."""
         t0 = time.perf_counter()
         self._check(pos)
-        score = self._k.solve_pos(pos.current, pos.mask, len(pos.moves), weak, node_budget,
-                                  self._tt, self._ws, self._no_stop if stop is None else stop)
+        args = (pos.current, pos.mask, len(pos.moves), weak, node_budget, self._tt, self._ws,
+                self._no_stop if stop is None else stop)
+        score = self._entry("solve_pos", args)(*args)
         nodes = self.last_nodes = int(self._ws[NODES])
         if self._ws[ABORT]:
             self._raise(nodes, stop)
@@ -98,8 +100,9 @@ class Solver:
         ``weak`` gives signs only. The budget counts the nodes of all columns."""
         self._check(pos)
         out = self._out
-        self._k.analyze_pos(pos.current, pos.mask, len(pos.moves), weak, node_budget,
-                            self._tt, self._ws, self._no_stop if stop is None else stop, out)
+        args = (pos.current, pos.mask, len(pos.moves), weak, node_budget, self._tt, self._ws,
+                self._no_stop if stop is None else stop, out)
+        self._entry("analyze_pos", args)(*args)
         nodes = self.last_nodes = int(self._ws[NODES])
         if self._ws[ABORT]:
             self._raise(nodes, stop)
@@ -122,8 +125,9 @@ class Solver:
             self.last_nodes = 0
             return 0 > bound  # a full board without a line: a draw
         self._check(pos)
-        r = self._k.test_pos(pos.current, pos.mask, len(pos.moves), int(bound), node_budget,
-                             self._tt, self._ws, self._no_stop if stop is None else stop)
+        args = (pos.current, pos.mask, len(pos.moves), int(bound), node_budget, self._tt, self._ws,
+                self._no_stop if stop is None else stop)
+        r = self._entry("test_pos", args)(*args)
         nodes = self.last_nodes = int(self._ws[NODES])
         if self._ws[ABORT]:
             self._raise(nodes, stop)
@@ -146,7 +150,8 @@ class Solver:
             raise ValueError(f"a score is out of range for {self.geometry.name}")
         if int(keys.max()) >> (self.geometry.width * self.geometry.h1):
             raise ValueError(f"a key has more bits than a {self.geometry.name} key")
-        self._k.preload(keys, values, self._tt, self._ws)
+        args = (keys, values, self._tt, self._ws)
+        self._entry("preload", args)(*args)
         return len(keys)
 
     def solve_many(self, positions: Iterable, *, weak: bool = False, fresh: bool = True,
@@ -187,7 +192,7 @@ class Solver:
                     cols.append(bytes((b - 49) & 0xFF for b in p.encode("latin-1", "replace")))
                 else:
                     cols.append(bytes(min(int(c), 255) if int(c) >= 0 else 255 for c in p))
-            data = np.frombuffer(b"".join(cols), dtype=np.uint8)
+            data = np.frombuffer(bytearray(b"".join(cols)), dtype=np.uint8)
             lengths = [len(c) for c in cols]
         starts = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=starts[1:])
@@ -202,8 +207,9 @@ class Solver:
         nodes = np.zeros(n, dtype=np.int64)
         errors = np.zeros(2 * n, dtype=np.int64)
         flags = (WEAK if weak else 0) | (ANALYZE if analyze else 0) | (FRESH if fresh else 0)
-        done = self._k.run_batch(data, starts, flags, node_budget, self._tt, self._ws,
-                                 self._no_stop if stop is None else stop, scores, nodes, errors)
+        args = (data, starts, flags, node_budget, self._tt, self._ws, self._no_stop if stop is None else stop,
+                scores, nodes, errors)
+        done = self._entry("run_batch", args)(*args)
         self.last_nodes = int(nodes.sum())
         batch = Batch(scores.reshape(n, width) if analyze else scores, nodes, errors.reshape(n, 2),
                       time.perf_counter() - t0)
@@ -213,6 +219,14 @@ class Solver:
             exc.batch = Batch(batch.scores[:done], nodes[:done], batch.errors[:done], batch.elapsed_s)
             raise exc
         return batch
+
+    def _entry(self, name: str, args):
+        """The kernel ``name``, its cached code loaded the quick way on first use."""
+        k = self._k
+        if name not in k.loaded:
+            load_cached(getattr(k, name), args)
+            k.loaded.add(name)
+        return getattr(k, name)
 
     def _check(self, pos: Position) -> None:
         if pos.geometry != self.geometry:

@@ -119,3 +119,13 @@ def test_batches_grow_with_fast_lines():
     for _, result in batches(list(range(10_000)), lambda chunk, i: sizes.append(len(chunk)) or chunk, 0.001):
         pass
     assert sizes[0] == 1 and max(sizes) > 1 and sum(sizes) == 10_000
+
+
+def test_warm_start_skips_numba_registries():
+    """With a warm cache, c4 solve links the cached kernel without numba's
+    registry refresh (which imports numba.np.linalg among others)."""
+    code = ("import sys\nfrom c4.main import main\nmain(['solve', '52753311433677442422121'])\n"
+            "print('numba.np.linalg' in sys.modules)\n")
+    for _ in range(2):  # the first run may compile and fill the cache
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300).stdout
+    assert out.splitlines() == ["52753311433677442422121 8", "False"]
