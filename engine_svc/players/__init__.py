@@ -67,7 +67,7 @@ DEFAULT_ENGINE_MS = 2000
 MAX_MINIMAX_DEPTH = 12
 MAX_SIMULATIONS = 1_000_000
 MAX_BUDGET_MS = 600_000
-LADDER_SIMULATIONS = 100_000  # the mcts level of the ladder: >= 70 % against hard (docs/ladder.md)
+LADDER_SIMULATIONS = 100_000  # the mcts level of the ladder: about 70 % against hard (docs/ladder.md)
 
 LEVELS = {  # name: (depth, chance of a random move, weights)
     "easy": (2, 0.30, CASUAL),
