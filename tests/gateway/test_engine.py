@@ -84,7 +84,8 @@ def test_progress_on_the_websocket_and_undo_while_thinking(api, gateway):
     gid, token, _ = create(api, opponent="engine", think_ms=3000)
     with ws_connect(f"ws://127.0.0.1:{gateway.port}/api/v1/games/{gid}/ws", open_timeout=10) as ws:
         assert json.loads(ws.recv(timeout=10))["type"] == "state"
-        r = move(api, gid, token, 4, wait=False)
+        # c, not d: the engine answers 1. d from its opening book's replies, without a search.
+        r = move(api, gid, token, 3, wait=False)
         assert r.status_code == 200 and r.json()["status"] == "thinking"
         version = r.json()["version"]
         msgs = []
