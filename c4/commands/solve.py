@@ -117,24 +117,17 @@ class LineSolver:
                 items.append(self.encode_line(text))
             except InvalidLine as exc:
                 bad[i] = (exc.move, exc.reason)
-                items.append("")  # a placeholder: the empty board, answered but not printed
-        if bad:  # do not search the placeholders
-            keep = [i for i in range(len(items)) if i not in bad]
-            batch = self._solve([items[i] for i in keep])
-            row = dict(zip(keep, range(len(keep))))
-        else:
-            batch = self._solve(items)
-            row = None
+                items.append("0")  # a placeholder the solver rejects at once: one row a line
+        batch = self._solve(items)
         out, err = [], []
         scores, errors = batch.scores.tolist(), batch.errors.tolist()
         for i, text in enumerate(texts):
             if i in bad:
                 move, why = bad[i]
             else:
-                r = i if row is None else row[i]
-                code, move = errors[r]
+                code, move = errors[i]
                 if code == 0:
-                    s = scores[r]
+                    s = scores[i]
                     out.append(f"{text} {' '.join(map(str, s)) if self.analyze else s}")
                     continue
                 why = self.reason(code, text, items[i], move)
