@@ -86,7 +86,7 @@ class Solver:
         """Exact score of ``pos`` for the side to move; ``weak``: its sign only."""
         t0 = time.perf_counter()
         self._check(pos)
-        args = (pos.current, pos.mask, len(pos.moves), weak, node_budget, self._tt, self._ws,
+        args = (pos.current, pos.mask, len(pos.moves), weak, int(node_budget or 0), self._tt, self._ws,
                 self._no_stop if stop is None else stop)
         score = self._entry("solve_pos", args)(*args)
         nodes = self.last_nodes = int(self._ws[NODES])
@@ -100,7 +100,7 @@ class Solver:
         ``weak`` gives signs only. The budget counts the nodes of all columns."""
         self._check(pos)
         out = self._out
-        args = (pos.current, pos.mask, len(pos.moves), weak, node_budget, self._tt, self._ws,
+        args = (pos.current, pos.mask, len(pos.moves), weak, int(node_budget or 0), self._tt, self._ws,
                 self._no_stop if stop is None else stop, out)
         self._entry("analyze_pos", args)(*args)
         nodes = self.last_nodes = int(self._ws[NODES])
@@ -125,7 +125,7 @@ class Solver:
             self.last_nodes = 0
             return 0 > bound  # a full board without a line: a draw
         self._check(pos)
-        args = (pos.current, pos.mask, len(pos.moves), int(bound), node_budget, self._tt, self._ws,
+        args = (pos.current, pos.mask, len(pos.moves), int(bound), int(node_budget or 0), self._tt, self._ws,
                 self._no_stop if stop is None else stop)
         r = self._entry("test_pos", args)(*args)
         nodes = self.last_nodes = int(self._ws[NODES])
@@ -207,7 +207,7 @@ class Solver:
         nodes = np.zeros(n, dtype=np.int64)
         errors = np.zeros(2 * n, dtype=np.int64)
         flags = (WEAK if weak else 0) | (ANALYZE if analyze else 0) | (FRESH if fresh else 0)
-        args = (data, starts, flags, node_budget, self._tt, self._ws, self._no_stop if stop is None else stop,
+        args = (data, starts, flags, int(node_budget or 0), self._tt, self._ws, self._no_stop if stop is None else stop,
                 scores, nodes, errors)
         done = self._entry("run_batch", args)(*args)
         self.last_nodes = int(nodes.sum())
