@@ -59,6 +59,31 @@ def test_opening_sample_agrees_with_the_solver(opening):
 def test_corrective_book_is_well_formed():
     book = MoveBook.load(BOOKS / "7x6-corrective.txt")
     assert not book.problems
+    learned = _learned_keys(BOOKS / "7x6-corrective.txt")
     for key, e in book.entries.items():
         pos = position_from_key(key, book.geometry)
-        assert pos.ply % 2 == 1 and pos.can_play(e.column)  # the second player (the engine) to move
+        assert pos.can_play(e.column)
+        # the audit books the second player (the engine) to move; c4 learn books whichever side the engine was
+        assert pos.ply % 2 == 1 or key in learned, hex(key)
+
+
+def test_learned_corrective_entries_agree_with_the_solver():
+    book = MoveBook.load(BOOKS / "7x6-corrective.txt")
+    s = Solver(tt_log2=22)
+    for key in sorted(_learned_keys(BOOKS / "7x6-corrective.txt"))[:3]:
+        e = book.entries[key]
+        assert s.best_move(position_from_key(key, book.geometry))[1] == e.score
+        s.reset()
+
+
+def _learned_keys(path: Path) -> set[int]:
+    """Keys of the entries that follow a ``# learned from`` comment (appended by c4 learn)."""
+    keys, after_comment = set(), False
+    for line in path.read_text().splitlines():
+        if line.startswith("# learned from"):
+            after_comment = True
+        elif line.strip() and not line.startswith("#"):
+            if after_comment:
+                keys.add(int(line.split()[0], 16))
+            after_comment = False
+    return keys
