@@ -221,13 +221,18 @@ class BookSet:
         return tuple(out)
 
     def best_move(self, pos) -> tuple[int, int] | None:
-        """The perfect player's (column 0-based, score): from an analysis when
-        the books give one, else a move book's best move."""
-        scores = self.analysis(pos)
-        if scores is not None:
-            return best_of(scores, pos.geometry)
+        """The perfect player's (column 0-based, score): a move book's best
+        move when one has the position, else the best column of the books'
+        analysis. The move book comes first although both are exact: where
+        several columns share the best score, the book's choice is the one
+        its tree continues from (the analysis' centre-first tie-break can
+        pick the other column, e.g. on a mirrored entry), so a player that
+        follows the books stays inside the opening book."""
         for book in self.move_books:
             e = book.lookup(pos)
             if e is not None:
                 return e.column, e.score
+        scores = self.analysis(pos)
+        if scores is not None:
+            return best_of(scores, pos.geometry)
         return None

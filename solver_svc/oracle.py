@@ -131,7 +131,7 @@ class Oracle:
 
     def best_move(self, pos: Position, budget: Budget) -> Choice:
         """The perfect player's move; ``proven=False`` when the budget runs out."""
-        hit = self.books.best_move(pos)  # an analysis, else a move book's best move
+        hit = self.books.best_move(pos)  # a move book's best move, else an analysis
         if hit is not None:
             BOOK_HITS.labels("best_move").inc()
             return self._count("best_move", Choice(True, hit[0], hit[1], 0, "book"))

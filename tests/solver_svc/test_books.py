@@ -89,7 +89,8 @@ def test_booked_positions_are_answered_without_search():
                 a = stub.Analyze(solver_pb2.AnalyzeRequest(position=msg, node_budget=1))
                 assert (a.source, a.nodes, tuple(scores_of(a))) == ("book", 0, book.lookup(p)), moves
                 b = stub.BestMove(solver_pb2.BestMoveRequest(position=msg, deadline_ms=1))
-                assert b.proven and b.source == "book" and (b.column - 1, b.score) == best_of(book.lookup(p), STANDARD)
+                assert b.proven and b.source == "book" and (b.column - 1, b.score) == oracle.books.best_move(p)
+                assert b.score == max(s for s in book.lookup(p) if s is not None)
     finally:
         channel.close()
         server.stop(0)
@@ -163,6 +164,22 @@ def test_column_scores_composed_from_child_entries(tmp_path):
     assert books.analysis(pos) == tuple(expected)
     assert books.best_move(pos) == best_of(expected, STANDARD)
     assert books.analysis(Position.parse(DEEP[:-3])) is None  # children unknown
+
+
+def test_best_move_follows_the_move_book_on_ties(tmp_path):
+    """Where two columns share the best score, the perfect player plays the
+    move book's column (its tree continues there), not the analysis' centre-first pick."""
+    pos = Position.parse(DEEP[:-1])
+    scores = list(solver().analyze(pos))
+    best = max(s for s in scores if s is not None)
+    left, right = 0, 6  # both playable, equally far from the centre: the analysis picks the left one
+    scores[left] = scores[right] = best + 1 if best < 18 else best
+    write(tmp_path / "7x6-analysis-tie.txt", [format_analysis_entry(pos.key(), scores)])
+    assert BookSet.load(str(tmp_path)).best_move(pos) == (left, scores[left])
+    write(tmp_path / "7x6-moves.txt", [format_move_entry(pos.mirror_key(), 6 - right, scores[right])])
+    books = BookSet.load(str(tmp_path))
+    assert books.best_move(pos) == (right, scores[right])  # the move book's column, mirrored back
+    assert books.analysis(pos) == tuple(scores)
 
 
 def test_book_geometry_from_file_name():
