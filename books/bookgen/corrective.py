@@ -4,11 +4,15 @@
 most N stones where the second player is to move (from the empty board, or
 from ``--start``), a position and its mirror image once, is audited:
 
-* the verdict: the perfect player's move and exact score (the solver, with
-  scores already known from the opening book and earlier entries);
 * the engine's move: the real engine search (:class:`engine_svc.search.Engine`)
   at each fixed depth of ``--depths``, with a fresh table, so it is
   deterministic;
+* the verdict, cheapest first: the weak outcome (win, draw or loss) of the
+  engine's moves; only when one of them is not a win are the other columns
+  tested, and only when one of those does better is the position solved
+  exactly (the perfect move and score of its entry). Scores already known
+  from the opening and analysis books are used as they are and preloaded
+  into the solver's table;
 * an entry (``<key> <best column> <score>``, the Connect4-rs format) only
   where the engine's move at one of those depths throws away a win (the
   position is won, the move is not) or a draw (drawn, the move loses).
@@ -19,9 +23,10 @@ book move there. ``c4 learn`` appends to the same file (:mod:`.learn`).
 
 from __future__ import annotations
 
+import json
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -45,18 +50,29 @@ OUTCOME = {1: "win", 0: "draw", -1: "loss"}
 class Finding:
     key: int
     moves: list[int]
-    best_column: int
-    score: int
+    best_column: int | None  # the perfect move; None when no entry is needed
+    score: int | None  # the position's exact score; None when no entry is needed
     engine_moves: dict[int, int]  # depth -> column (0-based)
     engine_outcomes: dict[int, int]  # depth -> sign of the engine move's score
+    outcome: int = -1  # the position's outcome (sign), as far as the audit needed it
 
     @property
     def thrown(self) -> bool:
-        return any(o < sign(self.score) for o in self.engine_outcomes.values())
+        return any(o < self.outcome for o in self.engine_outcomes.values())
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, line: str) -> "Finding":
+        d = json.loads(line)
+        for name in ("engine_moves", "engine_outcomes"):
+            d[name] = {int(k): int(v) for k, v in d[name].items()}
+        return cls(**d)
 
     def comment(self, g: Geometry) -> str:
         parts = [f"depth {d} plays {c + 1} ({OUTCOME[self.engine_outcomes[d]]})" for d, c in self.engine_moves.items()]
-        return f"{format_moves(self.moves, g) or 'start'}: {OUTCOME[sign(self.score)]} with {self.best_column + 1}; " + ", ".join(parts)
+        return f"{format_moves(self.moves, g) or 'start'}: {OUTCOME[self.outcome]} with {self.best_column + 1}; " + ", ".join(parts)
 
 
 def engine_move(pos: Position, depth: int) -> int:
@@ -108,46 +124,101 @@ def positions_along(book: MoveBook, stones: int, deviate: bool = False, min_ston
 
 
 def known_from_books(paths: Iterable[Path], g: Geometry) -> dict[int, int]:
-    """Exact position scores from move books, by canonical key."""
+    """Exact position scores from move and analysis books, by canonical key.
+
+    A move book gives its positions' scores; an analysis book also gives
+    every child's (the negated column score), except where the column wins
+    at once or fills the board (those children are over)."""
+    from connect4.book import AnalysisBook
+    from connect4.keys import position_from_key
+
+    from ..lookup import _is_analysis
     from .store import mirror_key
 
     known: dict[int, int] = {}
     for p in paths:
-        if Path(p).exists():
+        if not Path(p).exists():
+            continue
+        if not _is_analysis(Path(p), g):
             for key, e in MoveBook.load(p, g).entries.items():
                 known[min(key, mirror_key(key, g))] = e.score
+            continue
+        for key, scores in AnalysisBook.load(p, g).entries.items():
+            present = [s for s in scores if s is not None]
+            if not present:
+                continue
+            known[min(key, mirror_key(key, g))] = max(present)
+            pos = position_from_key(key, g)
+            for c, s in enumerate(scores):
+                if s is None or pos.is_winning_move(c):
+                    continue
+                child = pos.played(c)
+                if not child.is_over:
+                    known[child.canonical_key()] = -s
     return known
 
 
 def audit(pos: Position, depths: list[int], bs: BookSolver, known: dict[int, int]) -> Finding:
-    """Verdict and engine moves for one position (second player to move)."""
+    """Engine moves and verdict for one position (second player to move).
+
+    Weak outcomes first; an exact solve only for a position that gets an entry."""
+    moves = {d: engine_move(pos, d) for d in depths}
+    exact = known.get(pos.canonical_key())
+    if exact is not None and exact < 0:  # lost whatever the engine plays: nothing to throw away
+        return Finding(pos.key(), list(pos.moves), None, exact, moves, {d: -1 for d in depths}, -1)
+    outcome_of: dict[int, int] = {}
+
+    def outcome(c: int) -> int:
+        if c not in outcome_of:
+            outcome_of[c] = bs.move_outcome(pos, c, known.get)
+        return outcome_of[c]
+
+    outcomes = {d: outcome(c) for d, c in moves.items()}
+    worst = min(outcomes.values())
+    if exact is not None:
+        better = sign(exact) > worst
+    else:
+        better = worst < 1 and any(outcome(c) > worst for c in pos.geometry.center_order() if pos.can_play(c))
+    if not better:
+        return Finding(pos.key(), list(pos.moves), None, None, moves, outcomes, worst)
     bm = bs.best_move(pos, known.get)
     known[pos.canonical_key()] = bm.score
-    moves, outcomes = {}, {}
-    for d in depths:
-        col = engine_move(pos, d)
-        moves[d] = col
-        if col == bm.column:
-            outcomes[d] = sign(bm.score)
-        elif bm.score < 0:
-            outcomes[d] = -1  # lost anyway: nothing to throw away
-        else:
-            outcomes[d] = bs.move_outcome(pos, col, known.get)
-    return Finding(pos.key(), list(pos.moves), bm.column, bm.score, moves, outcomes)
+    return Finding(pos.key(), list(pos.moves), bm.column, bm.score, moves, outcomes, sign(bm.score))
 
 
+def load_journal(path: Path | None, depths: list[int]) -> dict[int, Finding]:
+    """Audits of an interrupted run (same depths), by key; unreadable lines are skipped."""
+    done: dict[int, Finding] = {}
+    if path is None or not path.exists():
+        return done
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            f = Finding.from_json(line)
+        except (ValueError, TypeError, KeyError, AttributeError):
+            continue
+        if sorted(f.engine_moves) == sorted(depths):
+            done[f.key] = f
+    return done
 
 
 def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | None = None,
              known: dict[int, int] | None = None, progress: Progress | None = None,
              tt_log2: int | None = None, along: MoveBook | None = None, deviate: bool = False,
-             min_stones: int = 0, max_seconds: float | None = None) -> tuple[list[Finding], int]:
+             min_stones: int = 0, max_seconds: float | None = None,
+             journal: Path | None = None) -> tuple[list[Finding], int]:
     """(findings where the engine throws a result away, positions audited).
 
     ``max_seconds``: stop after that long; the positions audited so far count
-    (the caller says so in the header)."""
+    (the caller says so in the header). ``journal``: every audit is appended
+    there as it finishes, and a rerun takes the audits it holds instead of
+    doing them again (delete it when the engine changes)."""
     bs = BookSolver(g, tt_log2=tt_log2)
     known = dict(known or {})
+    done = load_journal(journal, depths)
+    for f in done.values():
+        if f.score is not None:
+            known[Position.from_moves(f.moves, g).canonical_key()] = f.score
+    bs.preload(known)
     todo = (positions_along(along, stones, deviate, min_stones) if along is not None
             else [p for p in positions(g, stones, start) if p.ply >= min_stones])
     # deepest first: their exact scores (kept in ``known`` and in the solver's
@@ -156,15 +227,25 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
     findings = []
     t0 = time.monotonic()
     generate.planned = len(todo)
-    for i, pos in enumerate(todo):
-        if max_seconds is not None and time.monotonic() - t0 > max_seconds:
-            todo = todo[:i]
-            break
-        f = audit(pos, depths, bs, known)
-        if f.thrown:
-            findings.append(f)
-        if progress:
-            progress.update(i + 1, len(todo), f"entries {len(findings)}")
+    out = open(journal, "a", encoding="utf-8") if journal is not None else None
+    try:
+        for i, pos in enumerate(todo):
+            if max_seconds is not None and time.monotonic() - t0 > max_seconds:
+                todo = todo[:i]
+                break
+            f = done.get(pos.key())
+            if f is None:
+                f = audit(pos, depths, bs, known)
+                if out is not None:
+                    out.write(f.to_json() + "\n")
+                    out.flush()
+            if f.thrown:
+                findings.append(f)
+            if progress:
+                progress.update(i + 1, len(todo), f"entries {len(findings)}")
+    finally:
+        if out is not None:
+            out.close()
     if progress:
         progress.finish(len(todo), len(todo), f"entries {len(findings)}")
     findings.sort(key=lambda f: f.key)
@@ -224,20 +305,25 @@ def main(args) -> int:
         print(f"c4 bookgen corrective: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else BOOK_DIR / f"{g.name}-corrective.txt"
-    books = args.books if args.books is not None else [BOOK_DIR / f"{g.name}-opening.txt"]
+    books = (args.books if args.books is not None
+             else [BOOK_DIR / f"{g.name}-opening.txt", BOOK_DIR / f"{g.name}-analysis.txt"])
     t0 = time.monotonic()
     along = MoveBook.load(args.along, g) if getattr(args, "along", None) else None
     if along is not None:
         books = list(books) + [args.along]
+    journal = out.with_name(out.name + ".journal")
     findings, audited = generate(g, args.stones, depths, start=start, known=known_from_books(books, g),
                                  progress=Progress("positions"), along=along, deviate=args.deviate,
-                                 min_stones=args.min_stones, max_seconds=args.max_seconds)
+                                 min_stones=args.min_stones, max_seconds=args.max_seconds,
+                                 journal=journal)
     if audited < generate.planned:
         args.note.append(f"Stopped after {args.max_seconds:.0f} s: {audited} of {generate.planned} positions audited "
                          "(the deepest first, then by key).")
     write(out, g, findings, header(g, args.stones, depths, audited, len(findings), start, args.note,
                                    Path(args.along).name if along is not None else None, args.deviate,
                                    args.min_stones))
+    if audited == generate.planned:
+        journal.unlink(missing_ok=True)  # complete: the book holds it all
     print(f"c4 bookgen corrective: wrote {out}: {len(findings)} entries from {audited} positions, "
           f"{time.monotonic() - t0:.1f} s", file=sys.stderr)
     return 0

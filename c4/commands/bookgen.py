@@ -57,7 +57,7 @@ def register(sub) -> None:
     co.add_argument("--max-seconds", type=float, default=None,
                     help="stop auditing after S seconds and write what was audited (said in the header)")
     co.add_argument("--books", nargs="*", default=None,
-                    help="move books whose exact scores are reused (default: the opening book of the size)")
+                    help="move and analysis books whose exact scores are reused (default: the opening and analysis books of the size)")
     co.add_argument("--note", action="append", default=[], help="an extra header line (repeatable)")
     co.set_defaults(run=run_corrective)
 

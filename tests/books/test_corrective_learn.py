@@ -43,6 +43,46 @@ def test_corrective_entries_are_exactly_the_engine_blunders(tmp_path):
     write(out, g, findings, header(g, start.ply + 3, depths, audited, len(findings), start, []))
     book = MoveBook.load(out)
     assert not book.problems and len(book) == len(findings)
+    # the same audit with every verdict known in advance (the books' path) finds the same entries
+    known = {pos.canonical_key(): s.solve(pos).score for pos in todo}
+    again, _ = generate(g, start.ply + 3, depths, start=start, tt_log2=20, known=known)
+    assert [(f.key, f.best_column, f.score) for f in again] == [(f.key, f.best_column, f.score) for f in findings]
+
+
+def test_an_interrupted_audit_resumes_from_its_journal(tmp_path, monkeypatch):
+    g = Position().geometry
+    start = Position.parse(START)
+    journal = tmp_path / "corrective.txt.journal"
+    first, audited = generate(g, start.ply + 3, [2], start=start, tt_log2=20, journal=journal)
+    lines = journal.read_text().splitlines()
+    assert len(lines) == audited
+    # a torn last line and a line of other depths are skipped, not trusted
+    journal.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:10] + "\n"
+                       + lines[0].replace('"engine_moves": {"2"', '"engine_moves": {"3"') + "\n")
+    redone = []
+    real_audit = corrective.audit
+    monkeypatch.setattr(corrective, "audit", lambda pos, *a: redone.append(pos.key()) or real_audit(pos, *a))
+    again, audited_again = generate(g, start.ply + 3, [2], start=start, tt_log2=20, journal=journal)
+    assert audited_again == audited
+    assert redone == [corrective.Finding.from_json(lines[-1]).key]
+    assert [(f.key, f.best_column, f.score) for f in again] == [(f.key, f.best_column, f.score) for f in first]
+
+
+def test_known_scores_of_an_analysis_book_are_its_positions_and_children(tmp_path):
+    g = Position().geometry
+    lines = [ln for ln in (REPO / "books" / "7x6-analysis.txt").read_text().splitlines()
+             if ln.strip() and not ln.startswith("#")]
+    from connect4.keys import position_from_key
+
+    deep = [ln for ln in lines if position_from_key(int(ln.split()[0], 16), g).ply >= 12][:6]
+    assert len(deep) == 6
+    path = tmp_path / "7x6-analysis.txt"
+    path.write_text("\n".join(deep) + "\n")
+    known = corrective.known_from_books([path], g)
+    s = Solver(tt_log2=20)
+    assert len(known) > len(deep)
+    for key, score in known.items():
+        assert s.solve(position_from_key(key, g)).score == score
 
 
 DRIVER = r"""
