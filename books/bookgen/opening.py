@@ -10,6 +10,16 @@ depend on the order in which results arrive.
 The coordinator sends one ``bookgen.best`` task per node that the store does
 not know yet, polls the store for results, expands a node as soon as its
 best move is known, and writes the book sorted by key when the tree is done.
+
+With a ``guess`` (the engine's move, :mod:`.guess`) it does not wait for a
+node's best move to expand it: an unsolved node is expanded below the
+guessed move at once, so the whole likely tree is known from the start and
+is sent deepest first (tasks are taken in the order they are sent). The deep
+positions are cheap, and their exact scores, preloaded by the workers, make
+the shallow roots cheap too: a cold root alone would cost more than the
+whole tree below it. Where the solver's move differs from the guess, its
+subtree is expanded when the result comes in; the nodes solved below a wrong
+guess are not in the book.
 Results live in Redis (and in an append-only journal next to the book), so a
 rerun after an interruption skips everything already solved. A task that
 got lost (its worker vanished with its connection) is sent again after
@@ -67,6 +77,7 @@ class OpeningCoordinator:
         poll_s: float = 0.25,
         resend_after_s: float = 4 * 3600,
         on_poll: Callable[[], None] | None = None,
+        guess: Callable[[Position], int] | None = None,
     ):
         self.g = geometry
         self.store = store
@@ -79,6 +90,7 @@ class OpeningCoordinator:
         self.poll_s = poll_s
         self.resend_after_s = resend_after_s
         self.on_poll = on_poll
+        self.guess = guess  # the book side's likely best move (0-based), for deepest-first sending
 
     # -- journal ----------------------------------------------------------------------
     def _load_journal(self) -> int:
@@ -98,46 +110,88 @@ class OpeningCoordinator:
         t0 = time.monotonic()
         self._load_journal()
         journal = BookWriter(self.journal_path) if self.journal_path else None
-        seen: set[int] = set()
-        frontier: deque[Position] = deque()
-        pending: dict[int, tuple[Position, float]] = {}
-        entries: dict[int, tuple[int, int]] = {}
+        nodes: dict[int, Position] = {}  # every node discovered, by canonical key
+        results: dict[int, tuple[int, int]] = {}  # key -> (0-based column, score)
+        children: dict[tuple[int, int], list[int]] = {}  # (key, column) -> the nodes after it and a reply
+        fresh: deque[Position] = deque()  # discovered, not yet looked up
+        pending: dict[int, float] = {}  # key -> when its task was sent
         solved_now = sent = resent = 0
 
-        def discover(pos: Position) -> None:
+        def discover(pos: Position) -> int | None:
             if pos.is_over or pos.ply >= self.limit:
-                return
+                return None
             pos = canonical_position(pos)
             key = pos.key()
-            if key not in seen:
-                seen.add(key)
-                frontier.append(pos)
+            if key not in nodes:
+                nodes[key] = pos
+                fresh.append(pos)
+            return key
 
-        def complete(pos: Position, col: int, score: int) -> None:
-            entries[pos.key()] = (col, score)
+        def expand(key: int, col: int) -> None:
+            """Discover the nodes below ``key`` when the book side plays ``col``."""
+            if (key, col) in children:
+                return
+            pos = nodes[key]
+            found: list[int] = []
+            children[(key, col)] = found
             if pos.ply + 2 >= self.limit:
                 return
             child = pos.played(col)
             if child.is_over:
                 return
             for r in child.legal_moves():
-                discover(child.played(r))
+                k = discover(child.played(r))
+                if k is not None:
+                    found.append(k)
 
-        discover(self.start)
-        try:
-            while frontier or pending:
-                # new nodes: known ones complete at once, the rest go to the workers
-                while frontier:
-                    batch = [frontier.popleft() for _ in range(min(len(frontier), 500))]
-                    for pos, found in zip(batch, self.store.bests([p.key() for p in batch])):
-                        if found is not None:
-                            complete(pos, *found)
-                        else:
-                            self.submit(pos)
-                            sent += 1
-                            pending[pos.key()] = (pos, time.monotonic())
-                if not pending:
+        def settle() -> None:
+            """Look the fresh nodes up; send the unknown ones, deepest first.
+
+            With a guess, an unknown node is expanded at once below its
+            guessed move, so the whole likely tree is sent before its roots:
+            the deep, cheap positions are solved first and their exact
+            scores (preloaded by the workers) make the roots cheap."""
+            nonlocal sent
+            unknown: list[Position] = []
+            while fresh:
+                batch = [fresh.popleft() for _ in range(min(len(fresh), 500))]
+                for pos, found in zip(batch, self.store.bests([p.key() for p in batch])):
+                    if found is not None:
+                        results[pos.key()] = found
+                        expand(pos.key(), found[0])
+                    else:
+                        unknown.append(pos)
+                        if self.guess is not None:
+                            expand(pos.key(), self.guess(pos))
+            unknown.sort(key=lambda p: (-p.ply, p.key()))
+            now = time.monotonic()
+            for pos in unknown:
+                if pos.key() not in pending:
+                    self.submit(pos)
+                    sent += 1
+                    pending[pos.key()] = now
+
+        def book_tree() -> tuple[list[int], list[int]]:
+            """(nodes of the book's tree, those of them without a result):
+            from the start, each node expanded below its solved best move."""
+            tree, missing, stack, seen = [], [], [root], {root}
+            while stack:
+                key = stack.pop()
+                tree.append(key)
+                if key not in results:
+                    missing.append(key)
                     continue
+                for k in children[(key, results[key][0])]:
+                    if k not in seen:
+                        seen.add(k)
+                        stack.append(k)
+            return tree, missing
+
+        root = discover(self.start)
+        try:
+            settle()
+            tree, missing = book_tree() if root is not None else ([], [])
+            while missing:
                 time.sleep(self.poll_s)
                 if self.on_poll:
                     self.on_poll()
@@ -145,24 +199,28 @@ class OpeningCoordinator:
                 for key, found in zip(keys, self.store.bests(keys)):
                     if found is None:
                         continue
-                    pos, _ = pending.pop(key)
+                    del pending[key]
                     solved_now += 1
+                    results[key] = found
                     if journal:
                         journal.move(key, found[0], found[1])
-                    complete(pos, *found)
+                    expand(key, found[0])
+                settle()
+                tree, missing = book_tree()
                 now = time.monotonic()
-                for key, (pos, at) in list(pending.items()):
-                    if now - at > self.resend_after_s:
-                        self.submit(pos)
+                for key in missing:
+                    if now - pending.get(key, now) > self.resend_after_s:
+                        self.submit(nodes[key])
                         resent += 1
-                        pending[key] = (pos, now)
+                        pending[key] = now
                 if self.progress:
-                    self.progress.update(len(entries), len(seen), f"queued {len(pending)}")
+                    self.progress.update(len(tree) - len(missing), len(tree), f"queued {len(pending)}")
         finally:
             if journal:
                 journal.close()
+        entries = {key: results[key] for key in tree}
         if self.progress:
-            self.progress.finish(len(entries), len(seen), f"solved now {solved_now}")
+            self.progress.finish(len(entries), len(entries), f"solved now {solved_now}")
         by_ply: dict[int, int] = {}
         for key in entries:
             n = _stones(key, self.g)

@@ -34,6 +34,9 @@ def register(sub) -> None:
     op.add_argument("--note", action="append", default=[], help="an extra header line (repeatable)")
     op.add_argument("--resend-after", type=float, default=None, metavar="S",
                     help="send a task again when no result came after S seconds (default: the visibility timeout)")
+    op.add_argument("--guess-depth", type=int, default=12, metavar="D",
+                    help="expand unsolved nodes below the engine's depth-D move and send the deepest positions "
+                         "first (default 12; 0: expand only below solved moves, roots first)")
     op.add_argument("--worker-logs", help="folder for local worker logs (default: a temporary folder)")
     op.set_defaults(run=run_opening)
 
@@ -94,6 +97,7 @@ def run_opening(args) -> int:
     from connect4.errors import Connect4Error
     from books.bookgen.app import make_app
     from books.bookgen.config import BOOK_DIR, settings
+    from books.bookgen.guess import engine_guess
     from books.bookgen.opening import OpeningCoordinator, book_header, write_book
     from books.bookgen.progress import Progress
     from books.bookgen.store import ResultStore
@@ -107,6 +111,9 @@ def run_opening(args) -> int:
         return 2
     if args.plies < 1:
         print("c4 bookgen: --plies must be at least 1", file=sys.stderr)
+        return 2
+    if args.guess_depth < 0:
+        print("c4 bookgen: --guess-depth must be 0 or more", file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else BOOK_DIR / f"{g.name}-opening.txt"
     redis_proc = LocalRedis(args.start_redis).start() if args.start_redis else None
@@ -132,6 +139,7 @@ def run_opening(args) -> int:
             progress=Progress("positions"),
             resend_after_s=args.resend_after if args.resend_after else settings().visibility_timeout + 60,
             on_poll=workers.check if workers else None,
+            guess=engine_guess(g, args.guess_depth) if args.guess_depth > 0 else None,
         )
         result = coord.run()
         write_book(out, result.entries, book_header(g, start, args.plies, len(result.entries), args.note))

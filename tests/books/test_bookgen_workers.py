@@ -114,3 +114,40 @@ def test_journal_lets_a_rerun_skip_what_was_solved(redis_url, tmp_path):
     sent = []
     second = OpeningCoordinator(g, store, sent.append, plies=3, start=start, journal=journal, poll_s=0.01).run()
     assert sent == [] and second.entries == first.entries
+
+
+def test_guessed_trees_are_sent_deepest_first_and_give_the_same_book(redis_url, tmp_path):
+    """Expanding below guessed moves changes the order of work, never the book."""
+    import redis
+
+    g = Position().geometry
+    bs = BookSolver(g, tt_log2=20)
+    start = Position.parse("52753311433677442422121")
+    plies = 6
+
+    def build(guess):
+        redis.Redis.from_url(redis_url).flushall()
+        store = ResultStore.from_url(redis_url, g)
+        sent = []
+
+        def solve_here(pos):
+            sent.append(pos.ply)
+            bm = bs.best_move(pos)
+            store.put_best(pos, bm.column, bm.score)
+
+        result = OpeningCoordinator(g, store, solve_here, plies=plies, start=start, guess=guess, poll_s=0.01).run()
+        return result, sent
+
+    plain, plain_sent = build(None)
+    assert plain_sent[0] == start.ply and len(set(plain_sent)) == 3  # the root first, then down
+    assert plain.solved_now == len(plain.entries)
+
+    perfect, perfect_sent = build(lambda pos: bs.best_move(pos).column)
+    assert perfect.entries == plain.entries
+    assert perfect_sent == sorted(perfect_sent, reverse=True)  # every node sent before its ancestors
+    assert len(perfect_sent) == len(plain.entries)  # right guesses waste nothing
+
+    leftmost, leftmost_sent = build(lambda pos: pos.legal_moves()[0])
+    assert leftmost.entries == plain.entries  # wrong guesses cost work only
+    assert leftmost_sent[0] == start.ply + plies - 2
+    assert len(leftmost_sent) > len(plain.entries)
