@@ -46,7 +46,7 @@ from numba import int64, uint64
 
 from connect4.geometry import Geometry
 from connect4.jit import kernel as _kernel  # per-geometry names and self-recursion handled there
-from connect4.kernels import line_terms
+from connect4.kernels import kernels_for
 
 from .table import (ABORT, BUDGET, EPOCH, EPOCH_BITS, EPOCH_MAX, HASH_MUL, IDX_SHIFT, NO_BUDGET, NODES,
                     STATE_SIZE, TAG_MASK, key_bits, move_bits)
@@ -59,7 +59,7 @@ WEAK, ANALYZE, FRESH = 1, 2, 4
 OK, OFF_BOARD, FULL_COLUMN, WINS, ABORTED = 0, 1, 2, 3, 4
 NO_SCORE = -1000  # a full column in an analysis (c4solver's value)
 
-KERNEL_VERSION = "2"  # part of every kernel's cache name: bump to drop old cache files
+KERNEL_VERSION = "3"  # part of every kernel's cache name: bump to drop old cache files
 
 
 def kernel(tag: str):
@@ -95,30 +95,6 @@ def winning_cells_k4(g: Geometry):
     return winning_cells
 
 
-def winning_cells_generic(g: Geometry):
-    """Any K: the shift table of connect4.kernels.line_terms, compiled here
-    so its cache files are per geometry too."""
-    K = g.k
-    BOARD = uint64(g.board_mask)
-    TERMS = line_terms(g)
-    N_TERMS = TERMS.shape[0]
-    tag = f"{g.width}x{g.height}k{g.k}"
-
-    @kernel(tag)
-    def winning_cells(pos, mask):
-        """Empty cells where ``pos`` would complete a line of K."""
-        r = uint64(0)
-        for t in range(N_TERMS):
-            m = BOARD
-            for i in range(K - 1):
-                o = TERMS[t, i]  # the stone at x + o must be set: move it onto x
-                m &= (pos >> uint64(o)) if o > 0 else (pos << uint64(-o))
-            r |= m
-        return r & (BOARD ^ mask)
-
-    return winning_cells
-
-
 @lru_cache(maxsize=None)
 def search_kernels(g: Geometry) -> SimpleNamespace:
     tag = f"{g.width}x{g.height}k{g.k}"
@@ -141,8 +117,8 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
     SC = STATE_SIZE + (CELLS + 1) * W  # ... and of their ordering scores
 
     win_cells = winning_cells_k4(g) if g.k == 4 else None
-    if win_cells is None:
-        win_cells = winning_cells_generic(g)
+    if win_cells is None:  # any K: the game library's shift-table kernel
+        win_cells = kernels_for(g).winning_cells
 
     @kernel(tag)
     def popcount(x):
