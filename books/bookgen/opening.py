@@ -213,8 +213,9 @@ class OpeningCoordinator:
                         self.submit(nodes[key])
                         resent += 1
                         pending[key] = now
-                if self.progress:
-                    self.progress.update(len(tree) - len(missing), len(tree), f"queued {len(pending)}")
+                if self.progress:  # all positions known so far (the guessed tree too), then the book's tree
+                    self.progress.update(len(results), len(nodes),
+                                         f"book tree {len(tree) - len(missing)}/{len(tree)}, queued {len(pending)}")
         finally:
             if journal:
                 journal.close()
