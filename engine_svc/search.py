@@ -49,6 +49,7 @@ from .evaluation import eval_kernels, line_tables
 from .tt import DEFAULT_MB, EXACT, LOWER, NO_MOVE, UPPER, TranspositionTable, tt_lookup, tt_pack, tt_score, tt_slot
 
 MATE = 100_000
+UNDECIDED = -(1 << 62)  # threats(): the node is not decided by its tactics
 INF = 1 << 30
 REDUCE_AFTER = 2  # late-move reductions: moves after the first two are tried one ply shallower first
 CHECK_EVERY = 4096  # nodes between two looks at the stop flag (a power of two)
@@ -100,6 +101,38 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     ST_LINES = ST_FIXED + W          # st[ST_LINES + l]: state of line l
 
     @kernel(tag)
+    def threats(possible, ow, ply, alpha, beta):
+        """The exact tactics every node below the root shares, once the side
+        to move has no win now: ``ow`` are the opponent's winning cells.
+
+        Returns ``(moves, alpha, beta, value)``: the safe moves (a forced
+        block if there is one; never right under an opponent's winning cell)
+        and the window narrowed to the proven bounds, or a decided ``value``
+        (lost to two threats or to no safe move, or a window closed by the
+        bounds); ``value`` is UNDECIDED otherwise."""
+        forced = possible & ow
+        moves = possible & ~(ow >> uint64(1))  # not right under an opponent's winning cell
+        if forced:
+            if forced & (forced - uint64(1)):
+                return moves, alpha, beta, -int64(MATE + CELLS - ply - 1)  # two threats: lost with stone ply+2
+            moves &= forced
+        if moves == 0:
+            return moves, alpha, beta, -int64(MATE + CELLS - ply - 1)
+        # Bounds of a proven result from here: we cannot win before stone ply+3
+        # and, after a safe move, cannot lose before stone ply+4.
+        hi = int64(MATE + CELLS - ply - 2)
+        if beta > hi:
+            beta = hi
+            if alpha >= beta:
+                return moves, alpha, beta, beta
+        lo = -int64(MATE + CELLS - ply - 3)
+        if alpha < lo:
+            alpha = lo
+            if alpha >= beta:
+                return moves, alpha, beta, alpha
+        return moves, alpha, beta, int64(UNDECIDED)
+
+    @kernel(tag)
     def leaf(cur, mask, ply, alpha, beta, ls, mw):
         """Value of a depth-0 node: the exact tactics of every node (win now,
         lost to two threats or to no safe move), else the evaluation.
@@ -107,28 +140,12 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         if ply == CELLS:
             return int64(0)
         possible = (mask + BOTTOM) & BOARD
-        opp = cur ^ mask
         if mw & possible:
             return int64(MATE + CELLS - ply)
-        ow = win_cells(opp, mask)
-        forced = possible & ow
-        moves = possible & ~(ow >> uint64(1))
-        if forced:
-            if forced & (forced - uint64(1)):
-                return -int64(MATE + CELLS - ply - 1)
-            moves &= forced
-        if moves == 0:
-            return -int64(MATE + CELLS - ply - 1)
-        hi = int64(MATE + CELLS - ply - 2)
-        if beta > hi:
-            beta = hi
-            if alpha >= beta:
-                return beta
-        lo = -int64(MATE + CELLS - ply - 3)
-        if alpha < lo:
-            alpha = lo
-            if alpha >= beta:
-                return alpha
+        ow = win_cells(cur ^ mask, mask)
+        moves, alpha, beta, value = threats(possible, ow, ply, alpha, beta)
+        if value != UNDECIDED:
+            return value
         # Line score plus the threat term from the winning cells above.
         if (ply & 1) == 0:  # first player to move
             return ls + threat_term(mw, ow)
@@ -170,26 +187,9 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         if at_root:
             moves = possible
         else:
-            forced = possible & ow
-            moves = possible & ~(ow >> uint64(1))  # not right under an opponent's winning cell
-            if forced:
-                if forced & (forced - uint64(1)):
-                    return -int64(MATE + CELLS - ply - 1)  # two threats: lost with stone ply+2
-                moves &= forced
-            if moves == 0:
-                return -int64(MATE + CELLS - ply - 1)
-            # Bounds of a proven result from here: we cannot win before stone ply+3
-            # and, after a safe move, cannot lose before stone ply+4.
-            hi = int64(MATE + CELLS - ply - 2)
-            if beta > hi:
-                beta = hi
-                if alpha >= beta:
-                    return beta
-            lo = -int64(MATE + CELLS - ply - 3)
-            if alpha < lo:
-                alpha = lo
-                if alpha >= beta:
-                    return alpha
+            moves, alpha, beta, value = threats(possible, ow, ply, alpha, beta)
+            if value != UNDECIDED:
+                return value
         side = ply & 1
 
         key = cur + mask + BOTTOM  # Pons' key: unique per position
