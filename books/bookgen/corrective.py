@@ -205,11 +205,13 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
              known: dict[int, int] | None = None, progress: Progress | None = None,
              tt_log2: int | None = None, along: MoveBook | None = None, deviate: bool = False,
              min_stones: int = 0, max_seconds: float | None = None,
-             journal: Path | None = None) -> tuple[list[Finding], int]:
+             journal: Path | None = None, shard: tuple[int, int] = (0, 1)) -> tuple[list[Finding], int]:
     """(findings where the engine throws a result away, positions audited).
 
-    ``max_seconds``: stop after that long; the positions audited so far count
-    (the caller says so in the header). ``journal``: every audit is appended
+    ``max_seconds``: audit no new position after that long; the positions
+    audited count (the caller says so in the header). ``shard`` (i, n): only
+    every n-th position from the i-th (several processes, each with its own
+    journal; a run over the joined journals then writes the whole book). ``journal``: every audit is appended
     there as it finishes, and a rerun takes the audits it holds instead of
     doing them again (delete it when the engine changes)."""
     bs = BookSolver(g, tt_log2=tt_log2)
@@ -224,32 +226,34 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
     # deepest first: their exact scores (kept in ``known`` and in the solver's
     # table) make the shallower verdicts cheaper
     todo.sort(key=lambda p: (-p.ply, p.key()))
+    todo = todo[shard[0]::shard[1]]
     findings = []
     t0 = time.monotonic()
     generate.planned = len(todo)
+    audited = 0
     out = open(journal, "a", encoding="utf-8") if journal is not None else None
     try:
         for i, pos in enumerate(todo):
-            if max_seconds is not None and time.monotonic() - t0 > max_seconds:
-                todo = todo[:i]
-                break
             f = done.get(pos.key())
             if f is None:
+                if max_seconds is not None and time.monotonic() - t0 > max_seconds:
+                    continue  # out of time: journaled audits still count
                 f = audit(pos, depths, bs, known)
                 if out is not None:
                     out.write(f.to_json() + "\n")
                     out.flush()
+            audited += 1
             if f.thrown:
                 findings.append(f)
             if progress:
-                progress.update(i + 1, len(todo), f"entries {len(findings)}")
+                progress.update(i + 1, len(todo), f"audited {audited}, entries {len(findings)}")
     finally:
         if out is not None:
             out.close()
     if progress:
-        progress.finish(len(todo), len(todo), f"entries {len(findings)}")
+        progress.finish(len(todo), len(todo), f"audited {audited}, entries {len(findings)}")
     findings.sort(key=lambda f: f.key)
-    return findings, len(todo)
+    return findings, audited
 
 
 def header(g: Geometry, stones: int, depths: list[int], audited: int, n: int, start: Position | None,
@@ -292,6 +296,14 @@ def write(path, g: Geometry, findings: list[Finding], head: str) -> None:
     tmp.replace(path)
 
 
+def parse_shard(text: str) -> tuple[int, int]:
+    """``I/N`` -> (I, N) with 0 <= I < N."""
+    i, sep, n = text.partition("/")
+    if not sep or not i.strip().isdigit() or not n.strip().isdigit() or not 0 <= int(i) < int(n):
+        raise ValueError(f"--shard wants I/N with 0 <= I < N, got {text!r}")
+    return int(i), int(n)
+
+
 def main(args) -> int:
     from connect4.errors import Connect4Error
 
@@ -301,6 +313,7 @@ def main(args) -> int:
         g = Geometry.parse(args.size)
         start = Position.parse(args.start, g) if getattr(args, "start", "") else None
         depths = [int(d) for d in args.depths.split(",") if d.strip()]
+        shard = parse_shard(getattr(args, "shard", None) or "0/1")
     except (Connect4Error, ValueError) as exc:
         print(f"c4 bookgen corrective: {exc}", file=sys.stderr)
         return 2
@@ -315,10 +328,13 @@ def main(args) -> int:
     findings, audited = generate(g, args.stones, depths, start=start, known=known_from_books(books, g),
                                  progress=Progress("positions"), along=along, deviate=args.deviate,
                                  min_stones=args.min_stones, max_seconds=args.max_seconds,
-                                 journal=journal)
+                                 journal=journal, shard=shard)
+    if shard != (0, 1):
+        args.note.append(f"Shard {shard[0]}/{shard[1]}: every {shard[1]}-th position from the {shard[0]}-th "
+                         "(deepest first, then by key).")
     if audited < generate.planned:
-        args.note.append(f"Stopped after {args.max_seconds:.0f} s: {audited} of {generate.planned} positions audited "
-                         "(the deepest first, then by key).")
+        args.note.append(f"Partial: {audited} of {generate.planned} positions audited (stopped after "
+                         f"{args.max_seconds:.0f} s); the others are not audited in this book.")
     write(out, g, findings, header(g, args.stones, depths, audited, len(findings), start, args.note,
                                    Path(args.along).name if along is not None else None, args.deviate,
                                    args.min_stones))

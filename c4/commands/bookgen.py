@@ -59,6 +59,9 @@ def register(sub) -> None:
     co.add_argument("--min-stones", type=int, default=0, help="skip positions with fewer stones")
     co.add_argument("--max-seconds", type=float, default=None,
                     help="stop auditing after S seconds and write what was audited (said in the header)")
+    co.add_argument("--shard", metavar="I/N", default=None,
+                    help="audit every N-th position from the I-th only (one process per shard, each with its own "
+                         "--out; a run over their joined journals writes the whole book)")
     co.add_argument("--books", nargs="*", default=None,
                     help="move and analysis books whose exact scores are reused (default: the opening and analysis books of the size)")
     co.add_argument("--note", action="append", default=[], help="an extra header line (repeatable)")

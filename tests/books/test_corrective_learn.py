@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from connect4 import Position
 from connect4.book import MoveBook
 from books.bookgen import corrective
@@ -66,6 +68,31 @@ def test_an_interrupted_audit_resumes_from_its_journal(tmp_path, monkeypatch):
     assert audited_again == audited
     assert redone == [corrective.Finding.from_json(lines[-1]).key]
     assert [(f.key, f.best_column, f.score) for f in again] == [(f.key, f.best_column, f.score) for f in first]
+
+
+def test_shards_joined_give_the_whole_audit(tmp_path, monkeypatch):
+    g = Position().geometry
+    start = Position.parse(START)
+    whole, audited = generate(g, start.ply + 3, [2], start=start, tt_log2=20)
+    parts = []
+    for i in range(2):
+        journal = tmp_path / f"shard{i}.journal"
+        _, n = generate(g, start.ply + 3, [2], start=start, tt_log2=20, journal=journal, shard=(i, 2))
+        parts.append(n)
+    assert sum(parts) == audited and min(parts) > 0
+    joined = tmp_path / "joined.journal"
+    joined.write_text((tmp_path / "shard0.journal").read_text() + (tmp_path / "shard1.journal").read_text())
+    monkeypatch.setattr(corrective, "audit", lambda *a: pytest.fail("audited again"))
+    again, n = generate(g, start.ply + 3, [2], start=start, tt_log2=20, journal=joined, max_seconds=0)
+    assert n == audited
+    assert [(f.key, f.best_column, f.score) for f in again] == [(f.key, f.best_column, f.score) for f in whole]
+
+
+@pytest.mark.parametrize("shard", ["2/2", "1", "a/3", "-1/2"])
+def test_bad_shards_are_refused(shard):
+    r = subprocess.run([sys.executable, "-m", "c4", "bookgen", "corrective", "--stones", "1", f"--shard={shard}"],
+                       cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--shard wants I/N" in r.stderr
 
 
 def test_known_scores_of_an_analysis_book_are_its_positions_and_children(tmp_path):
