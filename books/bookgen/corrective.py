@@ -338,8 +338,8 @@ def main(args) -> int:
     write(out, g, findings, header(g, args.stones, depths, audited, len(findings), start, args.note,
                                    Path(args.along).name if along is not None else None, args.deviate,
                                    args.min_stones))
-    if audited == generate.planned:
-        journal.unlink(missing_ok=True)  # complete: the book holds it all
+    if audited == generate.planned and shard == (0, 1):
+        journal.unlink(missing_ok=True)  # complete: the book holds it all (a shard's journal is kept for the join)
     print(f"c4 bookgen corrective: wrote {out}: {len(findings)} entries from {audited} positions, "
           f"{time.monotonic() - t0:.1f} s", file=sys.stderr)
     return 0

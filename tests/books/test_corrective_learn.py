@@ -88,6 +88,24 @@ def test_shards_joined_give_the_whole_audit(tmp_path, monkeypatch):
     assert [(f.key, f.best_column, f.score) for f in again] == [(f.key, f.best_column, f.score) for f in whole]
 
 
+def test_a_shard_keeps_its_journal_for_the_join_and_a_whole_run_removes_it(tmp_path):
+    def run(out, *extra):
+        r = subprocess.run([sys.executable, "-m", "c4", "bookgen", "corrective", "--size", "5x4", "--stones", "3",
+                            "--depths", "2", "--out", str(out), *extra], cwd=REPO, capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, r.stderr
+
+    run(tmp_path / "s0.txt", "--shard", "0/2")
+    run(tmp_path / "s1.txt", "--shard", "1/2")
+    parts = [(tmp_path / f"s{i}.txt.journal").read_text() for i in range(2)]
+    assert all(parts)
+    (tmp_path / "all.txt.journal").write_text("".join(parts))
+    run(tmp_path / "all.txt", "--max-seconds", "0")  # every audit from the joined journals
+    run(tmp_path / "whole.txt")
+    assert not (tmp_path / "all.txt.journal").exists() and not (tmp_path / "whole.txt.journal").exists()
+    assert (tmp_path / "all.txt").read_text() == (tmp_path / "whole.txt").read_text()
+
+
 @pytest.mark.parametrize("shard", ["2/2", "1", "a/3", "-1/2"])
 def test_bad_shards_are_refused(shard):
     r = subprocess.run([sys.executable, "-m", "c4", "bookgen", "corrective", "--stones", "1", f"--shard={shard}"],
