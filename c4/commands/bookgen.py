@@ -2,7 +2,7 @@
 
     c4 bookgen opening --size 7x6 --plies N [--local-workers K] [--out FILE]
     c4 bookgen worker [--concurrency N]
-    c4 bookgen corrective --stones N --depths 12,13 [--out FILE]
+    c4 bookgen corrective --stones N --depths 12,13 [--out FILE] [--shard I/N] [--max-seconds S]
 
 See docs/bookgen.md.
 """
