@@ -147,8 +147,8 @@ def known_from_books(paths: Iterable[Path], g: Geometry) -> dict[int, int]:
             present = [s for s in scores if s is not None]
             if not present:
                 continue
-            known[min(key, mirror_key(key, g))] = max(present)
             pos = position_from_key(key, g)
+            known[pos.canonical_key()] = max(present)
             for c, s in enumerate(scores):
                 if s is None or pos.is_winning_move(c):
                     continue
@@ -209,11 +209,12 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
     """(findings where the engine throws a result away, positions audited).
 
     ``max_seconds``: audit no new position after that long; the positions
-    audited count (the caller says so in the header). ``shard`` (i, n): only
-    every n-th position from the i-th (several processes, each with its own
-    journal; a run over the joined journals then writes the whole book). ``journal``: every audit is appended
-    there as it finishes, and a rerun takes the audits it holds instead of
-    doing them again (delete it when the engine changes)."""
+    audited count (the caller says so in the header). ``journal``: every
+    audit is appended there as it finishes, and a rerun takes the audits it
+    holds instead of doing them again (delete it when the engine changes).
+    ``shard`` (i, n): only every n-th position from the i-th (several
+    processes, each with its own journal; a run over the joined journals
+    then writes the whole book)."""
     bs = BookSolver(g, tt_log2=tt_log2)
     known = dict(known or {})
     done = load_journal(journal, depths)

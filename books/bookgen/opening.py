@@ -161,15 +161,14 @@ class OpeningCoordinator:
                         expand(pos.key(), found[0])
                     else:
                         unknown.append(pos)
-                        if self.guess is not None:
+                        if self.guess is not None and pos.ply + 2 < self.limit:  # nothing below the last level
                             expand(pos.key(), self.guess(pos))
             unknown.sort(key=lambda p: (-p.ply, p.key()))
             now = time.monotonic()
-            for pos in unknown:
-                if pos.key() not in pending:
-                    self.submit(pos)
-                    sent += 1
-                    pending[pos.key()] = now
+            for pos in unknown:  # each node is fresh once, so none of these was sent before
+                self.submit(pos)
+                sent += 1
+                pending[pos.key()] = now
 
         def book_tree() -> tuple[list[int], list[int]]:
             """(nodes of the book's tree, those of them without a result):
@@ -209,7 +208,7 @@ class OpeningCoordinator:
                 tree, missing = book_tree()
                 now = time.monotonic()
                 for key in missing:
-                    if now - pending.get(key, now) > self.resend_after_s:
+                    if now - pending[key] > self.resend_after_s:  # every unsolved node was sent
                         self.submit(nodes[key])
                         resent += 1
                         pending[key] = now
