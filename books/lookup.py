@@ -43,7 +43,9 @@ def geometry_of(path: str | os.PathLike) -> Geometry:
     return Geometry(int(m.group(1)), int(m.group(2)), int(m.group(3) or 4))
 
 
-def _is_analysis(path: Path, g: Geometry) -> bool:
+def is_analysis_file(path: Path, g: Geometry) -> bool:
+    """Whether a book file holds per-column scores (an analysis book) rather
+    than one move per position: by its name, else by its first entry's width."""
     if "analysis" in path.name.lower():
         return True
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -131,7 +133,7 @@ class BookSet:
         path = Path(path)
         try:
             g = geometry_of(path)
-            if _is_analysis(path, g):
+            if is_analysis_file(path, g):
                 book = AnalysisBook.load(path, g)
                 self.analysis_books.append(book)
                 kind = "analysis"

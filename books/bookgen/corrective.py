@@ -132,14 +132,14 @@ def known_from_books(paths: Iterable[Path], g: Geometry) -> dict[int, int]:
     from connect4.book import AnalysisBook
     from connect4.keys import position_from_key
 
-    from ..lookup import _is_analysis
+    from ..lookup import is_analysis_file
     from .store import mirror_key
 
     known: dict[int, int] = {}
     for p in paths:
         if not Path(p).exists():
             continue
-        if not _is_analysis(Path(p), g):
+        if not is_analysis_file(Path(p), g):
             for key, e in MoveBook.load(p, g).entries.items():
                 known[min(key, mirror_key(key, g))] = e.score
             continue

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from books import BOOK_DIR
-from books.lookup import BookSet, best_of, book_files, geometry_of
+from books.lookup import BookSet, best_of, book_files, geometry_of, is_analysis_file
 from connect4 import Geometry, Position, STANDARD
 from connect4.book import format_analysis_entry, format_move_entry
 from connect4.keys import position_from_key
@@ -189,6 +189,20 @@ def test_book_geometry_from_file_name():
     assert geometry_of("opening.txt") == STANDARD
     assert book_files("none") == [] and book_files("") == []
     assert book_files(str(BOOK_DIR)) == SHIPPED
+
+
+def test_book_kind_from_name_else_from_the_first_entry(tmp_path):
+    pos = Position.parse("44")
+    assert is_analysis_file(BOOK_DIR / "7x6-analysis.txt", STANDARD)
+    assert not is_analysis_file(BOOK_DIR / "7x6-opening.txt", STANDARD)
+    scores = tmp_path / "scores.txt"  # no hint in the name: one score per column
+    scores.write_text("# comment\n" + format_analysis_entry(pos.key(), [1, 0, -1, 2, None, 0, -3]) + "\n")
+    moves = tmp_path / "moves.txt"
+    moves.write_text("\n" + format_move_entry(pos.key(), 3, 2) + "\n")
+    assert is_analysis_file(scores, STANDARD) and not is_analysis_file(moves, STANDARD)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing yet\n")
+    assert not is_analysis_file(empty, STANDARD)
 
 
 # -- bookview ------------------------------------------------------------------
