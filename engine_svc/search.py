@@ -46,6 +46,7 @@ from connect4.geometry import STANDARD, Geometry
 from connect4.jit import kernel
 
 from .evaluation import eval_kernels, line_tables
+from .pace import IterationPace
 from .tt import DEFAULT_MB, EXACT, LOWER, NO_MOVE, UPPER, TranspositionTable, tt_lookup, tt_pack, tt_score, tt_slot
 
 MATE = 100_000
@@ -448,7 +449,8 @@ class Engine:
 
         Budget rule: a new depth starts only while less than a third of the
         budget is spent; an iteration still running at twice the budget is
-        aborted and the last finished one answers."""
+        aborted and the last finished one answers. The last iteration the rule
+        lets start may skip ahead several plies (see ``pace``)."""
         g = self.geometry
         if pos.geometry != g:
             raise InvalidPosition(f"position is {pos.geometry.name}, engine is {g.name}")
@@ -473,12 +475,17 @@ class Engine:
         if cancel is not None:
             threading.Thread(target=self._watch, args=(cancel, done), daemon=True).start()
         best: tuple[int, int, int] | None = None  # (score, column, depth)
+        pace = IterationPace()
         try:
             guess = 0
-            for depth in range(1, limit + 1):
+            depth = 0
+            while depth < limit:
+                depth += 1
                 if best is not None and budget_ms is not None:
-                    if (time.perf_counter() - start) * 1000.0 >= budget_ms / 3.0:
+                    spent = (time.perf_counter() - start) * 1000.0
+                    if spent >= budget_ms / 3.0:
                         break
+                    depth = pace.next_depth(limit, spent, budget_ms)
                 args = (cur, mask, ply, depth)
                 tail = (ls, self.state, self.tt.table, self.tt.shift, gen)
                 if self.driver == "mtdf":
@@ -489,6 +496,7 @@ class Engine:
                     break
                 score, col = int(score), int(col)
                 best = (score, col, depth)
+                pace.finished(depth, int(self.state[ST_NODES]), (time.perf_counter() - start) * 1000.0)
                 guess = score
                 proven = is_proven(score) or depth >= empties
                 if on_progress is not None:
