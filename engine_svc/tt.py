@@ -13,9 +13,11 @@ word::
 The slot is ``(key * golden) >> shift`` over a power-of-two number of slots
 (Fibonacci hashing spreads Pons' keys, whose low bits are very regular).
 Always-replace: the newest result is the most useful one in a search that
-revisits the same subtrees every iteration. A new search bumps the
-generation instead of clearing 64 MB, so each search starts from an empty
-table (and is deterministic) at no cost.
+revisits the same subtrees every iteration. ``new_search`` bumps the
+generation instead of clearing 64 MB, so a search that calls it starts from
+an empty table (and is deterministic) at no cost; the engine calls it for
+every search at a fixed depth, while timed searches keep the generation and
+so everything earlier timed searches stored.
 """
 
 from __future__ import annotations

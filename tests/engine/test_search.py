@@ -125,6 +125,19 @@ def test_fixed_depth_is_deterministic():
     assert a.pv[0] == a.column and len(a.pv) <= 9
 
 
+def test_timed_searches_keep_the_table_and_fixed_depth_ones_do_not():
+    pos = Position.parse("6614446666373154")  # Pons' middle-game set, score -4: proved in about 0.1 s
+    engine = Engine(tt_mb=16)
+    first = engine.search(pos, budget_ms=60_000)
+    again = engine.search(pos, budget_ms=60_000)  # starts from what the first stored
+    assert first.proven and again.proven and pons_score(first.score, 42) == pons_score(again.score, 42) == -4
+    assert again.nodes * 2 < first.nodes
+    # A fixed-depth search still starts empty: the same nodes as on a fresh engine.
+    fresh = Engine(tt_mb=16).search(pos, max_depth=6)
+    after_timed = engine.search(pos, max_depth=6)
+    assert (after_timed.nodes, after_timed.score, after_timed.column) == (fresh.nodes, fresh.score, fresh.column)
+
+
 def test_game_over_is_rejected():
     with pytest.raises(InvalidPosition):
         Engine(tt_mb=1).search(Position.parse("1212121"))
