@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from connect4 import STANDARD, Geometry, Position
 from connect4.notation import LETTERS, format_moves
+from connect4.openings import random_openings
 
-from .openings import random_openings
 from .oracle import Unproved
 from .players import PlayerFactory
 from .progress import Progress

@@ -5,60 +5,15 @@ Each one is played twice for every pair of players: once with each player
 making the first move after the opening, so whatever the opening gives the
 side to move cancels out over the pair of games.
 
-Openings never end the game, never leave the side to move an immediate win
-(that game would be decided by the dice, not by the players) and are
-distinct positions (up to transposition and mirror image) as long as enough
-exist.
+The openings themselves come from :mod:`connect4.openings`: they never end
+the game, never leave the side to move an immediate win and are distinct
+positions as long as enough exist.
 """
 
 from __future__ import annotations
 
 import hashlib
-import random
 from dataclasses import dataclass
-
-from connect4 import STANDARD, Geometry, Position
-
-
-def random_openings(count: int, plies: int, seed: int, geometry: Geometry = STANDARD) -> list[list[int]]:
-    """``count`` openings of ``plies`` random moves each (0-based columns), reproducible from ``seed``."""
-    if count < 0 or plies < 0:
-        raise ValueError("count and plies must be >= 0")
-    if plies >= geometry.cells:
-        raise ValueError(f"an opening of {plies} plies fills a {geometry.name} board")
-    rng = random.Random(seed)
-    openings: list[list[int]] = []
-    seen: set[int] = set()
-    attempts = 0
-    while len(openings) < count:
-        attempts += 1
-        moves = _one(rng, plies, geometry)
-        if moves is None:
-            if attempts > 1000 * (count + 1):
-                raise ValueError(f"cannot draw {count} playable openings of {plies} plies")
-            continue
-        # Distinct positions (transpositions and mirror images count as one)
-        # while plenty remain; a tiny opening space (0 or 1 ply) repeats.
-        key = Position.from_moves(moves, geometry).canonical_key()
-        if key in seen and attempts < 50 * (count + 1):
-            continue
-        seen.add(key)
-        openings.append(moves)
-    return openings
-
-
-def _one(rng: random.Random, plies: int, g: Geometry) -> list[int] | None:
-    pos = Position(g)
-    for _ in range(plies):
-        legal = pos.legal_moves()
-        if not legal:
-            return None
-        pos.play(rng.choice(legal))
-        if pos.is_over:
-            return None
-    if pos.can_win_next():
-        return None
-    return list(pos.moves)
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,10 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from connect4 import STANDARD, Geometry
+from connect4.openings import random_openings
 
 from .match import GameRecord, play_game
-from .openings import GameSlot, random_openings, schedule
+from .openings import GameSlot, schedule
 from .players import PlayerFactory, Via
 from .progress import Progress
 

@@ -10,35 +10,13 @@ opponent may still fail to win).
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from typing import Callable
 
 from connect4 import STANDARD, Geometry, Position
+from connect4.openings import random_openings
 
 from .players import make_player
-
-
-def random_openings(count: int, plies: int, seed: int, geometry: Geometry = STANDARD) -> list[list[int]]:
-    """``count`` distinct random openings (0-based columns) where the game goes on
-    and the side to move cannot win at once."""
-    rng = random.Random(seed)
-    seen: set[int] = set()
-    out: list[list[int]] = []
-    attempts = 0
-    while len(out) < count:
-        attempts += 1
-        pos = Position(geometry)
-        while pos.ply < plies and not pos.is_over:
-            pos.play(rng.choice(pos.legal_moves()))
-        if pos.is_over or pos.can_win_next():
-            continue
-        key = pos.canonical_key()
-        if key in seen and attempts < 50 * count:  # distinct while there are enough openings
-            continue
-        seen.add(key)
-        out.append(list(pos.moves))
-    return out
 
 
 @dataclass
