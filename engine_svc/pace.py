@@ -49,12 +49,11 @@ class IterationPace:
         if len(self.depths) < 3 or depth >= limit:
             return min(depth, limit)
         growth = self.growth()
-        last_ms = self.ends_ms[-1] - (self.ends_ms[-2] if len(self.ends_ms) > 1 else 0.0)
-        cost = last_ms * growth
+        cost = (self.ends_ms[-1] - self.ends_ms[-2]) * growth  # predicted time of one ply deeper
         if spent_ms + cost < budget_ms / 3.0:
             return depth  # another iteration may start after this one
         deepest = min(limit, self.depths[-1] + MAX_JUMP)
-        while depth < deepest and spent_ms + MARGIN * cost * growth <= budget_ms:
+        while depth < deepest and spent_ms + MARGIN * cost * growth <= budget_ms:  # one more ply fits
             depth += 1
             cost *= growth
         return depth
