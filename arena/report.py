@@ -10,6 +10,9 @@ import json
 import math
 from pathlib import Path
 
+from connect4 import Geometry, Position
+from connect4.openings import decided_at_once
+
 from .elo import EloError, PairResult, difference_se, fit_elo_cov
 from .openings import pairs as all_pairs
 from .stats import Tally, elo_difference
@@ -24,6 +27,8 @@ def summarize(raw: dict, prior_draws: float = 1.0) -> dict:
     pair_list = all_pairs(players, raw["config"].get("gauntlet", False))
     # tallies[pair index][player][seat]
     tallies = [{a: {s: Tally() for s in SEATS}, b: {s: Tally() for s in SEATS}} for a, b in pair_list]
+    decided = decided_openings(raw)
+    undecided = [{a: Tally(), b: Tally()} for a, b in pair_list]  # the games of the other openings
     forfeits = []
     for g in raw["games"]:
         p = g["pair"]
@@ -32,6 +37,8 @@ def summarize(raw: dict, prior_draws: float = 1.0) -> dict:
             t.add_result(result)
             st = g["stats"][seat]
             t.add_moves(st["moves"], st["nodes"], st["ms"])
+            if g["opening_index"] not in decided:
+                undecided[p][spec].add_result(result)
         if g["reason"].startswith("forfeit"):
             forfeits.append(g["reason"])
     pair_rows = []
@@ -48,6 +55,7 @@ def summarize(raw: dict, prior_draws: float = 1.0) -> dict:
         row["score_a"] = total_a.score if total_a.games else None
         row["score_a_95"] = total_a.interval.as_list()
         row["elo_diff"] = _finite(elo_difference(total_a.score)) if total_a.games else None
+        row["undecided"] = {who: undecided[len(pair_rows)][who].to_json() for who in (a, b)}
         pair_rows.append(row)
     player_rows = []
     for p in players:
@@ -72,10 +80,19 @@ def summarize(raw: dict, prior_draws: float = 1.0) -> dict:
                           "elo_diff_95": [d - 1.959963984540054 * se, d + 1.959963984540054 * se]})
     except EloError as exc:
         ratings, elo_error = [], str(exc)
-    return {"pairs": pair_rows, "players": player_rows,
+    return {"pairs": pair_rows, "players": player_rows, "decided_openings": sorted(decided),
             "elo": {"anchor": anchor, "prior_draws": prior_draws, "ratings": ratings, "steps": steps,
                     "error": elo_error},
             "forfeits": forfeits}
+
+
+def decided_openings(raw: dict) -> set[int]:
+    """Indices of the openings that decide their games by themselves (see
+    :func:`connect4.openings.decided_at_once`)."""
+    b = raw["config"]["board"]
+    g = Geometry(b["width"], b["height"], b["k"])
+    return {i for i, o in enumerate(raw["openings"])
+            if decided_at_once(Position.from_moves([c - 1 for c in o], g))}
 
 
 def _finite(x: float):
@@ -128,6 +145,7 @@ def markdown(raw: dict, summary: dict, command: str | None = None) -> str:
             f"{_pct(t['win_rate'])} ({_ci(t['win_rate_95'])}) | {d} | "
             f"{_wdl(ra['first'])} | {_wdl(ra['second'])} | {_num(t['mean_nodes'])} | "
             f"{t['mean_ms']:.1f} | {_num(rb['total']['mean_nodes'])} | {rb['total']['mean_ms']:.1f} |")
+    lines += _decided_section(raw, summary)
     elo = {r["player"]: r for r in summary["elo"]["ratings"]}
     lines += ["", "### Players", "",
               f"| player | Elo ({summary['elo']['anchor']} = 0) | Elo 95 % | games | score (95 %) | win rate (95 %) | "
@@ -169,6 +187,28 @@ def markdown(raw: dict, summary: dict, command: str | None = None) -> str:
     if summary["forfeits"]:
         lines += ["", "Forfeits:"] + [f"- {f}" for f in summary["forfeits"]]
     return "\n".join(lines) + "\n"
+
+
+def _decided_section(raw: dict, summary: dict) -> list[str]:
+    """The pairs again over the openings that do not decide their games by themselves."""
+    decided = summary.get("decided_openings") or []
+    if not decided:
+        return []
+    n = len(raw["openings"])
+    lines = ["", "### Openings decided at once", "",
+             f"{len(decided)} of {n} openings decide their games by themselves: the side to move wins with its "
+             "next-but-one stone whatever the reply, or cannot stop the opponent's next one. A player that sees "
+             "three plies ahead wins or loses them by force whoever it plays, so with paired seats they favour "
+             "neither player but cap the stronger one's win rate. Over the other "
+             f"{n - len(decided)} openings:", "",
+             "| A | B | games | A's score (95 %) | A's win rate (95 %) | A W/D/L |",
+             "|---|---|---:|---:|---:|---:|"]
+    for r in summary["pairs"]:
+        t = r["undecided"][r["a"]]
+        if t["games"]:
+            lines.append(f"| {r['a']} | {r['b']} | {t['games']} | {_pct(t['score'])} ({_ci(t['score_95'])}) | "
+                         f"{_pct(t['win_rate'])} ({_ci(t['win_rate_95'])}) | {_wdl(t)} |")
+    return lines
 
 
 def players_first(cfg: dict) -> str:

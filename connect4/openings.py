@@ -55,3 +55,30 @@ def _one(rng: random.Random, plies: int, g: Geometry) -> list[int] | None:
     if pos.can_win_next():
         return None
     return list(pos.moves)
+
+
+def decided_at_once(pos: Position) -> bool:
+    """Whether the game is decided by force within the next three plies: the
+    side to move can win with its next-but-one stone whatever the reply (an
+    open three, say), or cannot stop the opponent winning with its next one.
+
+    Such an opening decides its game by itself: whoever plays it wins, so over
+    a pair of games each player takes one, whatever their strength."""
+    if pos.is_over:
+        return True
+    if pos.can_win_next():
+        return True
+    moves = pos.legal_moves()
+    if all(pos.played(m).can_win_next() for m in moves):
+        return True  # every move leaves the opponent a win
+    for m in moves:
+        child = pos.played(m)
+        if child.is_over or child.can_win_next():
+            continue  # a full board, or the opponent wins first
+        if all(_wins_next(child.played(r)) for r in child.legal_moves()):
+            return True
+    return False
+
+
+def _wins_next(pos: Position) -> bool:
+    return not pos.is_over and pos.can_win_next()

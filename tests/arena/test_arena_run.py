@@ -161,3 +161,35 @@ def test_a_player_that_fails_forfeits_its_game_only():
     rec = play_game(f.make("greedy"), other.make("minimax:2"), [3, 3])
     assert rec.result == 1.0 and rec.reason.startswith("forfeit by second (minimax:2) at ply 4: InvalidPosition")
     assert len(rec.moves) == 3
+
+
+def test_openings_decided_at_once_are_reported_apart():
+    """A hand-made run: opening 0 (4457) is decided at once, opening 1 (4444) is not."""
+    stats = {"moves": 1, "nodes": 0, "ms": 0.0, "book_moves": 0, "resigned_at": None}
+
+    def game(opening, first, second, result):
+        moves = [[4, 4, 5, 7], [4, 4, 4, 4]][opening]
+        return {"pair": 0, "opening_index": opening, "first": first, "second": second, "opening": moves,
+                "moves": moves, "result": result, "reason": "line",
+                "stats": {"first": dict(stats), "second": dict(stats)}}
+
+    raw = {"config": {"players": ["random", "greedy"], "gauntlet": False, "games_per_pair": 4, "opening_plies": 4,
+                      "seed": 1, "board": {"width": 7, "height": 6, "k": 4}},
+           "openings": [[4, 4, 5, 7], [4, 4, 4, 4]],
+           "games": [game(0, "random", "greedy", 1.0), game(0, "greedy", "random", 1.0),
+                     game(1, "random", "greedy", 0.0), game(1, "greedy", "random", 0.5)],
+           "run": {"elapsed_s": 1.0, "machine": "test"}}
+    s = summarize(raw)
+    assert s["decided_openings"] == [0]
+    row = s["pairs"][0]
+    assert (row["random"]["total"]["wins"], row["random"]["total"]["draws"], row["random"]["total"]["losses"]) == (1, 1, 2)
+    # over the undecided opening alone: random lost one and drew one
+    u = row["undecided"]
+    assert (u["random"]["wins"], u["random"]["draws"], u["random"]["losses"]) == (0, 1, 1)
+    assert (u["greedy"]["wins"], u["greedy"]["draws"], u["greedy"]["losses"]) == (1, 1, 0)
+    md = markdown(raw, s)
+    assert "### Openings decided at once" in md and "1 of 2 openings" in md
+    assert "| random | greedy | 2 | 25.0 % (" in md
+    # a run without such openings has no such section
+    raw["openings"][0] = [4, 4, 4, 4]
+    assert "### Openings decided at once" not in markdown(raw, summarize(raw))

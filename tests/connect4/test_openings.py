@@ -3,7 +3,7 @@
 import pytest
 
 from connect4 import Geometry, Position
-from connect4.openings import random_openings
+from connect4.openings import decided_at_once, random_openings
 
 
 def test_openings_are_reproducible_distinct_and_playable():
@@ -37,3 +37,48 @@ def test_the_arena_and_c4_match_play_the_same_openings():
 
     m = play_match("random", "random", games=8, opening_plies=4, seed=5)
     assert [g.opening for g in m.games[::2]] == random_openings(4, 4, seed=5)
+
+
+def exact_within(pos, depth):
+    """+1 if the side to move wins within ``depth`` plies, -1 if it loses within them, else 0 (plain search)."""
+    if depth == 0:
+        return 0
+    best = -1
+    for m in pos.legal_moves():
+        child = pos.played(m)
+        if child.winner is not None:
+            return 1
+        v = 0 if child.is_over else -exact_within(child, depth - 1)
+        best = max(best, v)
+    return best
+
+
+def test_decided_at_once_by_hand():
+    assert decided_at_once(Position.parse("4457"))       # d1 e1: c1 or f1 makes an open three
+    assert decided_at_once(Position.parse("5131"))       # c1 e1: d1 makes an open three
+    assert decided_at_once(Position.parse("27374"))      # b1 c1 d1 already open at a1 and e1: the second player loses
+    assert exact_within(Position.parse("4457"), 3) == 1 and exact_within(Position.parse("27374"), 3) == -1
+    assert not decided_at_once(Position.parse("4444"))
+    assert not decided_at_once(Position())
+
+
+@pytest.mark.parametrize("g, plies", [(Geometry(7, 6), (4, 6, 8, 10)), (Geometry(5, 4, 3), (2, 3, 4, 5))])
+def test_decided_at_once_equals_a_plain_three_ply_search(g, plies):
+    import random
+
+    rng = random.Random(11)
+    checked = decided = 0
+    while checked < 150:
+        pos = Position(g)
+        for _ in range(rng.choice(plies)):
+            legal = pos.legal_moves()
+            if not legal or pos.is_over:
+                break
+            pos.play(rng.choice(legal))
+        if pos.is_over:
+            continue
+        want = exact_within(pos, 3) != 0
+        assert decided_at_once(pos) == want, pos.moves
+        checked += 1
+        decided += want
+    assert 0 < decided < checked  # both kinds were seen
