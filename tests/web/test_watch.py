@@ -87,8 +87,8 @@ def test_two_people_through_an_invite_link(page, browser, stack):
     page.wait_for_function("u => document.querySelector('#alert').textContent.includes(u)", arg=watch)
     my_turn(page)
     page.click("#board .hit[data-col='4']")
-    wait_ply(page, 1)
-    assert "Waiting for the invited player" in page.inner_text("#status")
+    wait_ply(page, 1)  # drawn at once; the status follows when the gateway has taken the move
+    page.wait_for_function("document.querySelector('#status').textContent.includes('Waiting for the invited player')")
 
     other = browser.new_context(base_url=stack.url, viewport={"width": 1000, "height": 800})
     try:
