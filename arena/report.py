@@ -43,7 +43,7 @@ def summarize(raw: dict, prior_draws: float = 1.0) -> dict:
             forfeits.append(g["reason"])
     pair_rows = []
     per_player = {p: {s: Tally() for s in SEATS} for p in players}
-    for (a, b), t in zip(pair_list, tallies):
+    for (a, b), t, u in zip(pair_list, tallies, undecided):
         row = {"a": a, "b": b}
         for who in (a, b):
             both = t[who]["first"].merge(t[who]["second"])
@@ -55,7 +55,7 @@ def summarize(raw: dict, prior_draws: float = 1.0) -> dict:
         row["score_a"] = total_a.score if total_a.games else None
         row["score_a_95"] = total_a.interval.as_list()
         row["elo_diff"] = _finite(elo_difference(total_a.score)) if total_a.games else None
-        row["undecided"] = {who: undecided[len(pair_rows)][who].to_json() for who in (a, b)}
+        row["undecided"] = {who: u[who].to_json() for who in (a, b)}
         pair_rows.append(row)
     player_rows = []
     for p in players:
