@@ -484,12 +484,13 @@ class Engine:
             guess = 0
             depth = 0
             while depth < limit:
-                depth += 1
                 if best is not None and budget_ms is not None:
                     spent = (time.perf_counter() - start) * 1000.0
                     if spent >= budget_ms / 3.0:
                         break
-                    depth = pace.next_depth(limit, spent, budget_ms)
+                    depth = pace.next_depth(limit, spent, budget_ms)  # one ply deeper, or the last jump
+                else:
+                    depth += 1
                 args = (cur, mask, ply, depth)
                 tail = (ls, self.state, self.tt.table, self.tt.shift, gen)
                 if self.driver == "mtdf":
