@@ -62,17 +62,17 @@ def decided_at_once(pos: Position) -> bool:
     side to move can win with its next-but-one stone whatever the reply (an
     open three, say), or cannot stop the opponent winning with its next one.
 
-    Such an opening decides its game by itself: whoever plays it wins, so over
-    a pair of games each player takes one, whatever their strength."""
+    Such an opening decides its game by itself for whoever is to move after
+    it, so over a pair of games two players who see three plies ahead take
+    one each, whatever their strength."""
     if pos.is_over:
         return True
     if pos.can_win_next():
         return True
-    moves = pos.legal_moves()
-    if all(pos.played(m).can_win_next() for m in moves):
+    children = [pos.played(m) for m in pos.legal_moves()]
+    if all(child.can_win_next() for child in children):
         return True  # every move leaves the opponent a win
-    for m in moves:
-        child = pos.played(m)
+    for child in children:
         if child.is_over or child.can_win_next():
             continue  # a full board, or the opponent wins first
         if all(_wins_next(child.played(r)) for r in child.legal_moves()):
