@@ -11,3 +11,12 @@ def pons_lines(path, limit):
             if len(out) >= limit:
                 break
     return out
+
+
+def assert_deepening(depths):
+    """Iterative deepening's finished depths: one ply at a time from 1, only the
+    last iteration may go several plies deeper at once (engine_svc.pace)."""
+    from engine_svc.pace import MAX_JUMP
+
+    assert depths and depths[:-1] == list(range(1, len(depths)))
+    assert 1 <= depths[-1] - (depths[-2] if len(depths) > 1 else 0) <= MAX_JUMP

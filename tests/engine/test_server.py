@@ -5,12 +5,12 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from c4proto.connect4.v1 import common_pb2, engine_pb2, engine_pb2_grpc
-from engine_svc.pace import MAX_JUMP
 from engine_svc.server import SERVICE_NAME, EngineServicer, add_servicer, warm_up
 from engine_svc.settings import EngineSettings
 from servicekit.grpc_server import build_server, mark_serving
 
 from ..conftest import free_port
+from .conftest_helpers import assert_deepening
 
 
 @pytest.fixture(scope="module")
@@ -65,10 +65,7 @@ def test_think_streams_depths_then_the_result(stub):
     updates = list(stub.Think(engine_pb2.MoveRequest(position=pos("44"), player="engine:300", no_book=True)))
     progress = [u.progress for u in updates if u.WhichOneof("update") == "progress"]
     assert updates[-1].WhichOneof("update") == "result"
-    depths = [p.depth for p in progress]
-    # One message per finished depth: one ply at a time, the last maybe deeper at once.
-    assert progress and depths[:-1] == list(range(1, len(depths)))
-    assert 1 <= depths[-1] - (depths[-2] if len(depths) > 1 else 0) <= MAX_JUMP
+    assert_deepening([p.depth for p in progress])  # one message per finished depth
     result = updates[-1].result
     assert result.depth == progress[-1].depth and result.column == progress[-1].best_column
 
