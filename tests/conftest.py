@@ -55,7 +55,12 @@ class RedisServer:
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        return self.db(0)
+
+    def db(self, n: int) -> str:
+        """The URL of database ``n``: gateways whose services are down get their own, so the
+        sweeper of a gateway with live services never plays their turns."""
+        return f"redis://127.0.0.1:{self.port}/{n}"
 
     def start(self) -> "RedisServer":
         self.workdir.mkdir(parents=True, exist_ok=True)

@@ -153,7 +153,7 @@ DEAD = "127.0.0.1:1"  # nothing listens there: a service that is down
 @pytest.fixture(scope="session")
 def bare_gateway(redis_server):
     """A gateway whose engine and solver are down: games between people still work."""
-    gw = Gateway(redis_server.url, DEAD, DEAD, name="gateway-bare").start()
+    gw = Gateway(redis_server.db(1), DEAD, DEAD, name="gateway-bare").start()
     yield gw
     gw.stop()
 
@@ -161,7 +161,7 @@ def bare_gateway(redis_server):
 @pytest.fixture(scope="session")
 def solver_gateway(redis_server, solver_service):
     """The real solver service, the engine down."""
-    gw = Gateway(redis_server.url, DEAD, solver_service.addr, name="gateway-solver").start()
+    gw = Gateway(redis_server.db(2), DEAD, solver_service.addr, name="gateway-solver").start()
     yield gw
     gw.stop()
 

@@ -217,7 +217,7 @@ def own_engine(redis_server):
 
 
 def test_engine_down_then_back(redis_server, own_engine, solver_service):
-    gw = Gateway(redis_server.url, own_engine.addr, solver_service.addr, name="gateway-engine-down").start()
+    gw = Gateway(redis_server.db(4), own_engine.addr, solver_service.addr, name="gateway-engine-down").start()
     try:
         with httpx.Client(base_url=gw.url, timeout=60) as api:
             gid, token, _ = create(api, opponent="random")

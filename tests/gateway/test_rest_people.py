@@ -233,13 +233,13 @@ def test_games_expire_after_idle_time(redis_server):
 
     from tests.gateway.conftest import DEAD, Gateway
 
-    gw = Gateway(redis_server.url, DEAD, DEAD, name="gateway-ttl", C4_GATEWAY_GAME_TTL_S=3).start()
+    gw = Gateway(redis_server.db(3), DEAD, DEAD, name="gateway-ttl", C4_GATEWAY_GAME_TTL_S=3).start()
     try:
         with httpx.Client(base_url=gw.url, timeout=30) as c:
             created = c.post("/api/v1/games", json={"opponent": "human"}).json()
             gid, red = created["state"]["id"], created["token"]
             assert play(c, gid, red, 4).status_code == 200  # a change refreshes the idle time
-            ttl = redis.Redis.from_url(redis_server.url).ttl(f"c4:game:{gid}")
+            ttl = redis.Redis.from_url(redis_server.db(3)).ttl(f"c4:game:{gid}")
             assert 0 < ttl <= 3
             time.sleep(4)
             gone = c.get(f"/api/v1/games/{gid}")

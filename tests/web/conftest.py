@@ -90,7 +90,8 @@ def stack(request):
         engine.stop()
         solver.stop()
         raise errors[0]
-    gateway = Gateway(redis_server.url, engine.addr, solver.addr, name="web-gateway").start()
+    # its own database: no other test gateway plays its turns while its engine is down
+    gateway = Gateway(redis_server.db(5), engine.addr, solver.addr, name="web-gateway").start()
     s = Stack(redis_server, engine, solver, gateway)
     try:
         s.wait_ready()
