@@ -21,9 +21,9 @@ shallower first (late-move reduction), except where the search reaches the
 end of the game. The root is the same kernel with ``at_root`` set (one move
 loop for every node): it skips the tactics that only prune, tries every legal
 column, takes no cutoff from the table, and leaves its best column in
-``state[ST_BEST]``. A root proved drawn plays, of its drawing columns, the one a
-short heuristic search ranks first (:mod:`engine_svc.chances`), not simply
-the first one proved.
+``state[ST_BEST]``. A root proved drawn or lost plays, of the columns that keep
+that value, the one a short heuristic search ranks first
+(:mod:`engine_svc.chances`), not simply the first one proved.
 
 The caller stops a search through the stop flag (``state[ST_STOP]``, an element
 of the search's int64 state array that a timer thread or ``Engine.stop()``
@@ -47,7 +47,7 @@ from connect4.errors import InvalidPosition
 from connect4.geometry import STANDARD, Geometry
 from connect4.jit import kernel
 
-from .chances import CHANCE_DEPTH, MIN_EMPTIES, drawing_move_with_chances
+from .chances import CHANCE_DEPTH, MIN_EMPTIES, move_with_chances
 from .evaluation import eval_kernels, line_tables
 from .pace import IterationPace
 from .tt import DEFAULT_MB, EXACT, LOWER, NO_MOVE, UPPER, TranspositionTable, tt_lookup, tt_pack, tt_score, tt_slot
@@ -59,7 +59,7 @@ REDUCE_AFTER = 2  # late-move reductions: moves after the first two are tried on
 CHECK_EVERY = 4096  # nodes between two looks at the stop flag (a power of two)
 # The search state array: nodes, stop flag, the root's best column, then heights and lines.
 ST_NODES, ST_STOP, ST_BEST, ST_FIXED = 0, 1, 2, 3
-CHANCE_TABLE_MB = 4  # the table of the short searches that rank drawing moves
+CHANCE_TABLE_MB = 4  # the table of the short searches that rank the moves of a proven draw or loss
 
 
 def win_score(end_stone: int, cells: int) -> int:
@@ -416,7 +416,7 @@ class Engine:
         self.tt = TranspositionTable(tt_mb)
         # nodes, stop flag, heights, line states: one int64 array (see ST_*)
         self.state = np.zeros(self.kernels.st_size, dtype=np.int64)
-        self._chance_engine: Engine | None = None  # ranks drawing moves (see _keep_chances)
+        self._chance_engine: Engine | None = None  # ranks the moves of a proven draw or loss (_keep_chances)
 
     def stop(self) -> None:
         """Abort the running search (from another thread); it keeps its last finished depth."""
@@ -514,9 +514,10 @@ class Engine:
                                             (time.perf_counter() - start) * 1000.0, proven))
                 if proven:
                     break
-            if best is not None and best[0] == 0 and best[2] >= empties and empties >= MIN_EMPTIES:
+            if (best is not None and empties >= MIN_EMPTIES
+                    and (best[0] < -MATE or (best[0] == 0 and best[2] >= empties))):  # a proven loss or draw
                 deadline = None if budget_ms is None else start + budget_ms / 1000.0
-                best = (0, self._keep_chances(pos, best[1], deadline), best[2])
+                best = (best[0], self._keep_chances(pos, best[0], best[1], deadline), best[2])
         finally:
             if timer is not None:
                 timer.cancel()
@@ -546,10 +547,11 @@ class Engine:
             result.message = "proven draw"
         return result
 
-    def _keep_chances(self, pos, proven_col: int, deadline: float | None) -> int:
-        """A proven draw: the drawing column a short heuristic search likes
-        best (see ``chances``); exact draw proofs run on this table until the
-        deadline (None: no clock), and the proven column stands if they stop."""
+    def _keep_chances(self, pos, score: int, proven_col: int, deadline: float | None) -> int:
+        """A proven draw or loss (``score``): of the columns that keep it, the
+        one a short heuristic search likes best (see ``chances``); the exact
+        proofs run on this table until the deadline (None: no clock), and the
+        proven column stands if they stop."""
         g, k = self.geometry, self.kernels
         if self._chance_engine is None:
             self._chance_engine = Engine(g, tt_mb=CHANCE_TABLE_MB, driver=self.driver)
@@ -558,30 +560,32 @@ class Engine:
         def heuristic(c: int) -> int:
             child = pos.played(c)
             if child.is_over:
-                return 0  # the last cell (a win would not be a proven draw)
+                return 0  # the last cell (a win would not be a proven draw or loss)
             r = helper.search(child, max_depth=CHANCE_DEPTH - 1)
             self.state[ST_NODES] += r.nodes
             return -r.score
 
-        def draws(c: int) -> bool | None:
+        def holds(c: int) -> bool | None:
             child = pos.played(c)
             if child.is_over:
-                return child.winner is None
+                return score == 0 and child.winner is None  # the last cell: a draw
             if (deadline is not None and time.perf_counter() >= deadline) or self.state[ST_STOP]:
                 return None
             ls = self._prepare(child.current, child.mask, child.ply)
-            # Does the opponent fail to win after c? The root's proof bounds every
-            # child at >= 0 (opponent's view), so a fail-low at 1 means exactly 0.
+            # Does c keep the proven score? It does when the opponent, after c, can
+            # do no better than -score: an exact null-window search at that bound.
+            bound = -score
             s, m = k.root(np.uint64(child.current), np.uint64(child.mask), child.ply, g.cells - child.ply,
-                          int64(0), int64(1), ls, self.state, self.tt.table, self.tt.shift, self.tt.gen)
+                          int64(bound), int64(bound + 1), ls, self.state, self.tt.table, self.tt.shift,
+                          self.tt.gen)
             if self.state[ST_STOP] or m < 0:
                 return None
-            return int(s) <= 0
+            return int(s) <= bound
 
         columns = [c for c in g.center_order() if pos.can_play(c)]
         if len(columns) < 2:
             return proven_col
-        col, _ = drawing_move_with_chances(columns, proven_col, heuristic, draws)
+        col, _ = move_with_chances(columns, proven_col, heuristic, holds)
         return col
 
     def _watch(self, cancel: threading.Event, done: threading.Event) -> None:
