@@ -59,7 +59,7 @@ REDUCE_AFTER = 2  # late-move reductions: moves after the first two are tried on
 CHECK_EVERY = 4096  # nodes between two looks at the stop flag (a power of two)
 # The search state array: nodes, stop flag, the root's best column, then heights and lines.
 ST_NODES, ST_STOP, ST_BEST, ST_FIXED = 0, 1, 2, 3
-CHANCE_TABLE_MB = 4  # the table of the short searches that rank the moves of a proven draw or loss
+CHANCE_TABLE_MB = 1  # the table of the short searches that rank the moves of a proven draw or loss
 
 
 def win_score(end_stone: int, cells: int) -> int:

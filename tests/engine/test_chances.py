@@ -5,7 +5,7 @@ import pytest
 
 from connect4 import Position
 from engine_svc.chances import CHANCE_DEPTH, move_with_chances
-from engine_svc.search import Engine
+from engine_svc.search import CHANCE_TABLE_MB, Engine
 
 # From an arena game (engine:1000 against minimax:6): a proven draw, every
 # legal column draws (the centre one is full); the proof alone plays column 6,
@@ -39,7 +39,8 @@ def exact_values(pos):
 
 
 def heuristic_values(pos):
-    return {c: -Engine(tt_mb=4).search(pos.played(c), max_depth=CHANCE_DEPTH - 1).score for c in pos.legal_moves()}
+    return {c: -Engine(tt_mb=CHANCE_TABLE_MB).search(pos.played(c), max_depth=CHANCE_DEPTH - 1).score
+            for c in pos.legal_moves()}
 
 
 def test_the_chosen_column_draws_and_ranks_first_among_the_drawing_ones():
