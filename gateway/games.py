@@ -76,6 +76,10 @@ class Games:
         self.settings = settings
         self.owner = model.new_id()  # this process, for claims
         self.running: dict[str, asyncio.Task] = {}
+        # game id -> the version whose turn a coroutine of this process is playing. The
+        # claim in Redis is per process, so this keeps two local coroutines (a waiting
+        # move and the sweeper's task, or a stale task after an undo) off the same turn.
+        self.playing: dict[str, int] = {}
         self._sweeper: asyncio.Task | None = None
         self.learner = Learner(settings.redis_url, settings.learn_queue, settings.learn_timeout_s)
 
@@ -430,7 +434,8 @@ class Games:
         while program_to_move(doc):
             v = doc["version"]
             mine = claimed == v
-            if not mine and not await self.store.claim(game_id, v, self.owner, CLAIM_TTL_MS):
+            if self.playing.get(game_id) == v or (
+                    not mine and not await self.store.claim(game_id, v, self.owner, CLAIM_TTL_MS)):
                 if not wait:
                     await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
                     return doc
@@ -442,6 +447,9 @@ class Games:
                     raise GameError("timeout", "the opponent did not answer in time", self.view(doc, you))
                 doc = await self.store.wait_change(game_id, v, CLAIM_TTL_MS / 1000)
                 continue
+            if self.playing.get(game_id) == v:  # another coroutine took the turn while we claimed it
+                continue
+            self.playing[game_id] = v
             heartbeat = asyncio.create_task(self._keep_claim(game_id, v))
             try:
                 col, search, resign = await self._think(doc)
@@ -456,6 +464,8 @@ class Games:
                 raise GameError(exc.code, message, self.view(doc, you)) from None
             finally:
                 heartbeat.cancel()
+                if self.playing.get(game_id) == v:
+                    del self.playing[game_id]
             new = dict(doc, moves=list(doc["moves"]))
             mover = color_to_move(doc)
             new["last_search"] = search

@@ -124,6 +124,26 @@ def test_progress_on_the_websocket_and_undo_while_thinking(api, gateway):
     assert r.status_code == 200 and r.json()["ply"] == 2
 
 
+def test_a_waiting_move_is_searched_once(api, gateway):
+    """A move sent with wait=true is played by its request alone: the sweeper (every
+    0.3 s here) must not start a second search of the same turn, which would split
+    the cores and stream a second, shallower line of progress to the watchers."""
+    gid, token, _ = create(api, opponent="engine", think_ms=2000)
+    with ws_connect(f"ws://127.0.0.1:{gateway.port}/api/v1/games/{gid}/ws", open_timeout=10) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "state"
+        r = move(api, gid, token, 3)  # c: no book answer, a real search (see above)
+        assert r.status_code == 200 and r.json()["ply"] == 2, r.text
+        depths = []
+        while True:
+            m = json.loads(ws.recv(timeout=30))
+            if m["type"] == "progress":
+                depths.append(m["depth"])
+            elif m["type"] == "state" and m["state"]["ply"] == 2:
+                break
+    assert depths, "the engine streamed no progress"
+    assert depths == sorted(set(depths)), f"two searches of one turn: depths {depths}"
+
+
 def test_bridge_against_the_engine(gateway):
     b = BridgeClient(gateway.bridge_port)
     try:
