@@ -402,6 +402,10 @@ def describe_outcome(score: int, proven: bool, ply: int, cells: int) -> tuple[st
     return ("win" if score > 0 else "loss"), plies
 
 
+
+def _moves(n: int) -> str:
+    return "1 move" if n == 1 else f"{n} moves"
+
 class Engine:
     """The heuristic engine for one geometry with its own table (not thread-safe:
     one search at a time; a service keeps a pool of engines)."""
@@ -539,10 +543,10 @@ class Engine:
             proven=proven, pv=self.pv(pos, col, depth), outcome=outcome, plies_to_end=plies,
         )
         if outcome == "win":
-            result.message = f"forced win in {(plies + 1) // 2} moves"
+            result.message = f"forced win in {_moves((plies + 1) // 2)}"
         elif outcome == "loss":
             result.resign = True
-            result.message = f"resigns: a forced loss in {(plies + 1) // 2} moves"
+            result.message = f"resigns: a forced loss in {_moves((plies + 1) // 2)}"
         elif outcome == "draw":
             result.message = "proven draw"
         return result

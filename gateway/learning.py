@@ -62,6 +62,10 @@ class Learner:
         from celery import states
 
         app = self.app
+        if not self._worker_listens():
+            raise GameError("learning_unavailable",
+                            "learning is unavailable: no bookgen worker is running "
+                            "(start one with `c4 bookgen worker`); the game is kept")
         try:
             result = app.send_task(TASK, kwargs={"moves": moves, "size": size, "engine": engine},
                                    queue=self.queue, expires=self.timeout_s,
@@ -94,6 +98,18 @@ class Learner:
         if not isinstance(report, dict):
             raise GameError("learning_failed", f"the learning task answered {type(report).__name__}, not a report")
         return report
+
+
+    def _worker_listens(self) -> bool:
+        """Whether a bookgen worker consumes the learn queue (a broadcast to the
+        workers, answered within a second), so nobody waits the whole timeout for
+        a worker that is not there. When the question cannot be asked, assume yes."""
+        try:
+            replies = self.app.control.inspect(timeout=1.0).active_queues() or {}
+        except Exception as exc:
+            log.warning("learn: cannot ask the workers", extra={"error": repr(exc)})
+            return True
+        return any(q.get("name") == self.queue for queues in replies.values() for q in queues or ())
 
 
 def _unavailable(timeout_s: float) -> GameError:

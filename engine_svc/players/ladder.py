@@ -279,7 +279,7 @@ class EnginePlayer(Player):
             start = time.perf_counter()
             hit = self.books.lookup(pos)
             if hit is not None:
-                r = book_result(pos, hit[0], hit[1])
+                r = book_result(pos, hit[0])
                 r.player = self.spec
                 r.elapsed_ms = (time.perf_counter() - start) * 1000.0
                 return r
@@ -289,7 +289,7 @@ class EnginePlayer(Player):
         return r
 
 
-def book_result(pos, entry, name: str) -> SearchResult:
+def book_result(pos, entry) -> SearchResult:
     """A book answer. Book scores are Pons' (exact, from the books' solver); the
     engine scale puts a Pons score s > 0 at a win ending with stone
     cells + 2 - 2s."""
@@ -302,4 +302,4 @@ def book_result(pos, entry, name: str) -> SearchResult:
     else:
         score, outcome, plies = 0, "draw", g.cells - pos.ply
     return SearchResult(column=entry.column, score=score, book=True, proven=False, pv=[entry.column],
-                        outcome=outcome, plies_to_end=max(plies, 0), message=f"book move ({name}, score {s})")
+                        outcome=outcome, plies_to_end=max(plies, 0), message=f"book move: a {outcome} with best play")

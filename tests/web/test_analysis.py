@@ -136,6 +136,11 @@ def test_move_list_steps_through_the_game(page, stack):
     wait_ply(page, 4)
     assert sorted(discs(page)) == expected_discs(moves[:4])
     assert "Move 4 of 6" in page.inner_text("#history-banner")
+    # the status speaks of the position shown, the game's own turn goes below it
+    assert page.inner_text("#status").startswith("Looking back at move 4 of 6")
+    assert "In the game:" in page.inner_text("#detail")
+    banner, board = page.locator("#history-banner").bounding_box(), page.locator("#board").bounding_box()
+    assert banner["y"] + banner["height"] <= board["y"]  # above the board, where the player looks
     page.click("#move-list li[data-ply='2'] button")
     wait_ply(page, 2)
     # a move is refused while looking back; End returns to the game
@@ -146,6 +151,7 @@ def test_move_list_steps_through_the_game(page, stack):
     page.keyboard.press("End")
     wait_ply(page, 6)
     assert page.is_hidden("#history-banner")
+    assert "Looking back" not in page.inner_text("#status")
     shot(page, "move_list")
 
 

@@ -74,7 +74,7 @@ def test_learn_button_says_when_learning_is_unavailable(chromium, lonely_gateway
         page.click("#learn")
         page.wait_for_function("document.querySelector('#learn-verdict').dataset.kind === 'error'", timeout=60000)
         assert page.inner_text("#learn-verdict").startswith("Learning is unavailable right now")
-        assert "no bookgen worker answered" in page.get_attribute("#learn-verdict", "title")
+        assert "no bookgen worker is running" in page.get_attribute("#learn-verdict", "title")
         assert not page.is_disabled("#learn")
         with httpx.Client(base_url=lonely_gateway.url, timeout=60) as c:
             now = c.get(f"/api/v1/games/{gid}").json()

@@ -38,6 +38,14 @@ def test_phone_viewport(phone):
     wait_ply(page, 2)
     wait_status(page, "to_move")
     assert (4, 1, 0) in discs(page)
+    # the page stays where the player is: a move never scrolls the board away
+    # (the move list below follows the game inside its own box)
+    for ply, col in ((4, 3), (6, 5), (8, 3)):
+        page.tap(f"#board .hit[data-col='{col}']")
+        page.wait_for_function(f"+document.body.dataset.version >= {ply + 1} && document.body.dataset.status !== 'thinking'")
+        assert page.evaluate("window.scrollY") == 0, ply
+        if page.evaluate("document.body.dataset.status") == "over":
+            break  # random found four in a row: the page stayed put all the same
     # the settings are on screen
     for sel in ("#new-game", "#undo", "#hints", "#solution", "#opponent", "#think"):
         b = page.locator(sel).bounding_box()

@@ -242,6 +242,10 @@ def test_perfect_opponent_and_about_box(page, stack):
     # the About box: version and keys
     page.keyboard.press("?")
     page.wait_for_selector("#about[open]")
+    ply = game_state(page)["ply"]
+    page.keyboard.press("1")  # the game's keys wait while the box is open
+    page.keyboard.press("n")
+    assert game_state(page)["ply"] == ply and page.is_visible("#about")
     assert page.inner_text("#version").startswith("0.")
     keys = page.inner_text("#keys")
     for key in ("N", "S", "U", "H", "X", "M", "Home"):

@@ -55,8 +55,9 @@ export class BoardView {
     svg.dataset.height = height;
 
     const defs = el("defs", {}, svg);
-    const mask = el("mask", { id: "holes", maskUnits: "userSpaceOnUse", x: 0, y: 0, width: W, height: TOP + H + BOTTOM }, defs);
-    el("rect", { x: 0, y: 0, width: W, height: TOP + H + BOTTOM, fill: "white" }, mask);
+    // the mask spans the padding too, or it would cut the outer half of the frame's stroke
+    const mask = el("mask", { id: "holes", maskUnits: "userSpaceOnUse", x: -PAD, y: 0, width: W + 2 * PAD, height: TOP + H + BOTTOM }, defs);
+    el("rect", { x: -PAD, y: 0, width: W + 2 * PAD, height: TOP + H + BOTTOM, fill: "white" }, mask);
     for (let c = 1; c <= width; c++)
       for (let r = 1; r <= height; r++) {
         const [x, y] = this.centre(c, r);

@@ -28,7 +28,13 @@ export function bindKeys(actions) {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const t = ev.target;
     const typing = t && (t.tagName === "INPUT" && t.type !== "range" && t.type !== "checkbox" || t.tagName === "SELECT" || t.tagName === "TEXTAREA");
-    if (ev.key === "Escape") { actions.escape?.(); return; }
+    if (ev.key === "Escape") {
+      // out of a form control, so the game's keys work again (keyboard-only play)
+      if (typing && !document.querySelector("dialog[open]")) t.blur();
+      actions.escape?.();
+      return;
+    }
+    if (document.querySelector("dialog[open]")) return; // the About box is up: its keys only
     if (typing) return;
     if (t && t.tagName === "INPUT" && t.type === "range" && ev.key.startsWith("Arrow")) return; // the slider's own keys
     const k = ev.key;

@@ -36,6 +36,7 @@ const app = {
   verdicts: false, // the move list shows the solver's verdicts
   analysisNote: "",
   recovering: false,
+  downService: "", // which service the "down" alert is about ("solver", "engine", or "" when unknown)
   learn: null, // "learn from this game": {id, busy, report, error} (learn.js)
 };
 
@@ -65,6 +66,7 @@ async function boot() {
   const { width, height, k } = settings.v;
   if (!settings.sizeError()) board.render(new Game(width, height, k), {});
   bindKeys(keyActions);
+  watchLayout();
   wireButtons();
   fillAbout();
   loadOpponents();
@@ -143,6 +145,7 @@ async function openGame(id, { newIfUnknown = false, watchIfUnknown = false } = {
     const st = await api.get(id, saved?.token);
     const seat = st.you || null;
     follow(id, seat ? saved.token : null, seat);
+    if (seat) settings.adopt(st, seat);
     applyState(st);
   } catch (err) {
     if (err.code === "unknown_game") {
@@ -162,19 +165,30 @@ async function joinGame(id, invite) {
     const reply = await api.join(id, invite);
     store.put(id, { token: reply.token, seat: reply.seat });
     follow(id, reply.token, reply.seat);
+    settings.adopt(reply.state, reply.seat);
     applyState(reply.state);
     showAlert(`You joined as ${reply.seat}.`, "info", 4000);
   } catch (err) {
     if (err.code === "invite_used" || err.code === "bad_token") {
       // a reload after joining, or someone else took the seat
       if (store.get(id)?.token) return openGame(id);
-      showAlert(`${err.message} You are watching the game.`, "info");
+      showAlert(`${sentence(err.message)} You are watching the game.`, "info");
       return openGame(id);
     }
-    if (err.code === "unknown_game") { showAlert(err.message, "error"); return; }
+    if (err.code === "unknown_game") {
+      showAlert(err.message, "error");
+      setStatus("This game does not exist or has expired. Press N for a new game.");
+      return;
+    }
     handleError(err, "Cannot join");
     retryLater(() => joinGame(id, invite));
   }
+}
+
+/** "text" -> "Text." (gateway messages are clauses; alerts join them into sentences) */
+function sentence(text) {
+  const s = String(text || "").trim();
+  return s ? s[0].toUpperCase() + s.slice(1) + (/[.!?…]$/.test(s) ? "" : ".") : "";
 }
 
 // ---- state from the gateway --------------------------------------------------------------
@@ -195,6 +209,7 @@ function applyState(st) {
   if (app.viewPly !== null && app.viewPly > st.ply) app.viewPly = null;
   render(true);
   refreshSolution();
+  if (prev && prev.version === st.version) return; // the same state again (reply and WebSocket): nothing new to solve
   if (st.status === "over" && !app.verdicts && st.allow_analysis !== false && st.moves.length) startVerdicts();
   else if (app.verdicts) startVerdicts();
 }
@@ -241,6 +256,7 @@ async function recover() {
       return;
     } catch (err) {
       if (err.code === "unknown_game") { app.recovering = false; return; }
+      if (!app.live || !app.live.isOpen) app.downService = "gateway";
       if (!app.live || !app.live.isOpen) showAlert("The gateway cannot be reached. The page reconnects by itself when it is back…", "down");
       await new Promise((r) => setTimeout(r, wait));
       wait = Math.min(wait * 1.6, 5000);
@@ -281,6 +297,8 @@ function downMessage(message = "") {
 }
 
 function showDown(message) {
+  const m = (message || "").toLowerCase();
+  app.downService = m.includes("solver") ? "solver" : m.includes("engine") ? "engine" : "";
   showAlert(downMessage(message), "down");
   $("alert").title = message || "";
   renderStatus();
@@ -342,7 +360,11 @@ async function undo() {
 async function toggleHints() {
   if (!app.st) return;
   if (!app.seat) { app.hintsLocal = !app.hintsLocal; render(false); return; }
-  try { applyState(stateOf(await api.hints(app.id, app.token, !app.st.hints_on))); } catch (err) { handleError(err); }
+  try {
+    const st = stateOf(await api.hints(app.id, app.token, !app.st.hints_on));
+    settings.rememberHints(st.hints_on);
+    applyState(st);
+  } catch (err) { handleError(err); }
 }
 
 function toggleSolution() {
@@ -528,6 +550,22 @@ function fillAbout() {
 }
 
 // ---- drawing ------------------------------------------------------------------------------------
+/** The height the board may take: the window below the board's top (the
+ * settings strip wraps on narrow windows, alerts and notes come and go). */
+function fitBoard() {
+  const el = $("board");
+  const top = el.getBoundingClientRect().top + window.scrollY;
+  el.style.setProperty("--avail", `${Math.max(160, window.innerHeight - top - 12)}px`);
+}
+
+function watchLayout() {
+  fitBoard();
+  window.addEventListener("resize", fitBoard);
+  if (!window.ResizeObserver) return;
+  const above = new ResizeObserver(() => fitBoard());
+  for (const el of document.querySelectorAll(".top, #settings, #alert, #status, #detail, #history-banner")) above.observe(el);
+}
+
 function setStatus(text) { $("status").textContent = text; }
 let detailNote = "";
 function setDetailNote(text) { detailNote = text; renderStatus(); setTimeout(() => { if (detailNote === text) { detailNote = ""; renderStatus(); } }, 6000); }

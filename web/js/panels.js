@@ -45,7 +45,8 @@ export function renderStatus(app, note = "") {
     }
   } else if (st.status === "thinking" || app.pending !== null) {
     const who = app.pending !== null ? (st.to_move === "red" ? "yellow" : "red") : st.to_move;
-    const waiting = app.pending === null && alertKind() === "down";
+    // only an engine (or gateway) outage holds the opponent's move, not the solver's
+    const waiting = app.pending === null && alertKind() === "down" && app.downService !== "solver";
     html = `${chip(who)} ${esc(seatName(app, who, { subject: true }))} ${app.pending !== null ? "to move…" : waiting ? "moves when the service is back…" : "is thinking…"}`;
   } else if (st.status === "waiting_for_player") {
     html = `${chip(st.to_move)} Waiting for the invited player to join: send them the invite link.`;
@@ -57,6 +58,14 @@ export function renderStatus(app, note = "") {
   const ls = st.last_search;
   if (!msg && ls && ls.proven && ls.outcome === "win") msg = "Engine sees a forced win!";
   if (msg) html += ` <strong class="message">${esc(msg)}</strong>`;
+  if (app.viewPly !== null) {
+    // looking back: the status is about the position shown, the game's own goes below
+    const colour = NAME[app.viewPly % 2];
+    status.innerHTML = app.viewPly === 0 ? "Looking back at the empty board."
+      : `Looking back at move ${app.viewPly} of ${st.ply} (${chip(colour)} ${colour} to move there).`;
+    detail.innerHTML = `In the game: ${html}`;
+    return;
+  }
   status.innerHTML = html;
 
   let d = "";
@@ -68,11 +77,12 @@ export function renderStatus(app, note = "") {
     const parts = [resigned ? `${esc(ls.player || "engine")} resigned instead of ${ls.col}` : `${esc(ls.player || "engine")} played ${ls.col}`];
     // players that do not search (random, greedy, ...) have no score to show
     const searched = ls.depth || ls.nodes || ls.proven || ls.book;
-    if (searched) parts.push(`score ${engineScore(ls.score)}`);
+    // a book answer's score is the book's exact value, not a search's
+    if (ls.book && ls.outcome && ls.outcome !== "unknown") parts.push(`book: ${ls.outcome} with best play`);
+    else if (searched) parts.push(`score ${engineScore(ls.score)}`);
     if (ls.depth) parts.push(`depth ${ls.depth}`);
     if (ls.nodes) parts.push(`${count(ls.nodes)} nodes`);
     if (searched && ls.millis !== undefined) parts.push(millis(ls.millis));
-    if (ls.book) parts.push("book");
     if (ls.proven && ls.outcome && ls.outcome !== "unknown") parts.push(`proven ${ls.outcome}`);
     if (ls.source === "engine_fallback") parts.push("not proven in time: engine move");
     d = parts.join(" · ");
@@ -112,7 +122,10 @@ export function renderEval(app) {
   if (proven) {
     v = proven === "red" ? 1 : proven === "yellow" ? -1 : 0;
     text = proven === "draw" ? "=" : `#${proven === "red" ? "R" : "Y"}`;
-    title = proven === "draw" ? "a proven draw" : `a proven win for ${proven}`;
+    const ls = st.last_search;
+    const book = st.status !== "over" && !(p && st.status === "thinking") && ls?.book;
+    title = book ? `the opening book: ${proven === "draw" ? "a draw" : `a win for ${proven}`} with best play`
+      : proven === "draw" ? "a proven draw" : `a proven win for ${proven}`;
   } else if (red !== null) {
     v = squash(red);
     text = signed(red);
@@ -121,7 +134,8 @@ export function renderEval(app) {
   // only a program that searches has a score to show (random, greedy, ... do not)
   const ls = st.last_search;
   const searches = p || (ls && (ls.depth || ls.nodes || ls.proven || ls.book));
-  bar.parentElement.style.visibility = programColour && searches ? "visible" : "hidden";
+  // hidden while looking back: the engine's score is about the game's position
+  bar.parentElement.style.visibility = programColour && searches && app.viewPly === null ? "visible" : "hidden";
   bar.querySelector(".eval-red").style.height = `${50 + 50 * v}%`;
   bar.setAttribute("aria-valuenow", Math.round(v * 100));
   bar.setAttribute("aria-valuetext", title);
@@ -156,12 +170,20 @@ export function renderMoves(app, onPick) {
     list.appendChild(li);
   });
   const cur = list.querySelector(".current");
-  if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
+  if (cur) scrollWithin(list, cur);
   $("analysis-state").textContent = app.analysisNote;
   $("nav-first").disabled = at === 0;
   $("nav-prev").disabled = at === 0;
   $("nav-next").disabled = at === st.ply;
   $("nav-last").disabled = at === st.ply;
+}
+
+/** Bring `item` into view inside the scrolling `list` without moving the page
+ * (scrollIntoView would scroll the window too: on a phone, away from the board). */
+function scrollWithin(list, item) {
+  const l = list.getBoundingClientRect(), r = item.getBoundingClientRect();
+  if (r.top < l.top) list.scrollTop -= l.top - r.top;
+  else if (r.bottom > l.bottom) list.scrollTop += r.bottom - l.bottom;
 }
 
 /** The share panel: watch link, invite link while the seat is open, the seats. */

@@ -15,7 +15,7 @@ export const toSlider = (s) => Math.round((1000 * Math.log(s / THINK_MIN)) / SPA
 export const fromSlider = (p) => THINK_MIN * Math.exp((SPAN * p) / 1000);
 const clampThink = (s) => Math.min(THINK_MAX, Math.max(THINK_MIN, s));
 
-const DEFAULTS = { youStart: true, opponent: "engine:1000", width: 7, height: 6, k: 4, think: 1 };
+const DEFAULTS = { youStart: true, opponent: "engine:1000", width: 7, height: 6, k: 4, think: 1, hints: false };
 
 export class Settings {
   constructor(root, { onChange } = {}) {
@@ -117,7 +117,26 @@ export class Settings {
 
   /** The body of POST /api/v1/games. */
   createRequest() {
-    const { width, height, k, opponent, youStart } = this.v;
-    return { width, height, k, opponent, you: youStart ? "red" : "yellow", think_ms: this.thinkMs, player: "human" };
+    const { width, height, k, opponent, youStart, hints } = this.v;
+    return { width, height, k, opponent, you: youStart ? "red" : "yellow", think_ms: this.thinkMs, player: "human", hints: !!hints };
   }
+
+  /** Show the settings of a game this page plays in (opened by its link, or
+   * after a reload), so the strip describes the game on the board. */
+  adopt(st, seat) {
+    const other = st.seats[seat === "red" ? "yellow" : "red"] || {};
+    const opponent = other.kind === "opponent" ? other.spec : "human";
+    Object.assign(this.v, { width: st.width, height: st.height, k: st.k, youStart: seat === "red", opponent, hints: !!st.hints_on });
+    if (st.think_ms) this.v.think = clampThink(st.think_ms / 1000);
+    if (![...this.opponent.options].some((o) => o.value === opponent)) {
+      const opt = document.createElement("option");
+      opt.value = opt.textContent = opponent;
+      this.opponent.prepend(opt);
+    }
+    this.sync();
+    this.save();
+  }
+
+  /** The hint rings' state, kept for the next game. */
+  rememberHints(on) { this.v.hints = !!on; this.save(); }
 }
