@@ -21,11 +21,30 @@ from .errors import IllegalMove, InvalidPosition
 from .geometry import STANDARD, Geometry
 
 LETTERS = string.ascii_lowercase
-_COMPACT = re.compile(r"[a-z]\d*|\d")  # "ddec", "d1d2e1c1", or one digit a move
+_COMPACT = re.compile(r"[a-z][0-9]*|[0-9]")  # "ddec", "d1d2e1c1", or one digit a move (ASCII only)
 
 
 def column_letter(col: int) -> str:
     return LETTERS[col]
+
+
+_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def _lower(text: str) -> str:
+    """ASCII letters lowered, nothing else: str.lower() turns the Kelvin sign into "k"."""
+    return text.strip().translate(_LOWER)
+
+
+def _digits(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also says yes to "²" or "٣", which int() refuses."""
+    return text.isascii() and text.isdigit()
+
+
+def _accepted(geometry: Geometry) -> str:
+    """What a column may be on this board, for error messages: "1..7 or a..g"."""
+    letters = min(geometry.width, len(LETTERS))
+    return f"1..{geometry.width} or a..{LETTERS[letters - 1]}"
 
 
 def parse_column(text, geometry: Geometry = STANDARD) -> int:
@@ -35,13 +54,16 @@ def parse_column(text, geometry: Geometry = STANDARD) -> int:
     if isinstance(text, int):
         col = text
     elif isinstance(text, str):
-        t = text.strip().lower()
-        if t.isdigit():
+        t = _lower(text)
+        if _digits(t):
             col = int(t)
         elif len(t) == 1 and t in LETTERS:
             col = LETTERS.index(t) + 1
+            if col > geometry.width:
+                raise IllegalMove(f"column {t!r} is not on this {geometry.width}-wide board: use {_accepted(geometry)}",
+                                  column=col - 1)
         else:
-            raise InvalidPosition(f"column {text!r} must be a number 1..{geometry.width} or a letter a..{LETTERS[geometry.width - 1]}")
+            raise InvalidPosition(f"column {text!r} is not a column: use {_accepted(geometry)}")
     else:
         raise InvalidPosition(f"column {text!r} must be a number or a letter")
     if not 1 <= col <= geometry.width:
@@ -66,7 +88,7 @@ def parse_moves(moves, geometry: Geometry = STANDARD) -> list[int]:
     for index, token in enumerate(tokens):
         where = f"move {index + 1} ({token!r})"
         row = None
-        if isinstance(token, str) and len(token) > 1 and token[0] in LETTERS and token[1:].isdigit():
+        if isinstance(token, str) and len(token) > 1 and token[0] in LETTERS and _digits(token[1:]):
             row = int(token[1:]) - 1
             token = token[0]
         try:
@@ -88,14 +110,14 @@ def parse_moves(moves, geometry: Geometry = STANDARD) -> list[int]:
 
 def _tokenize(text: str, geometry: Geometry) -> list:
     """Split text into one token a move: an int (1-based), a letter or a cell."""
-    t = text.strip().lower()
+    t = _lower(text)
     if t.startswith("[") and t.endswith("]"):
         t = t[1:-1].strip()
     if not t:
         return []
     if re.search(r"[\s,;]", t):  # separated: each part is one move
-        return [int(p) if p.isdigit() else p for p in re.split(r"[\s,;]+", t) if p]
-    if t.isdigit():  # "4453": one digit a move
+        return [int(p) if _digits(p) else p for p in re.split(r"[\s,;]+", t) if p]
+    if _digits(t):  # "4453": one digit a move
         if geometry.width > 9:
             return [int(t)]  # wide boards: a lone number is one move; lists need separators
         return [int(ch) for ch in t]
@@ -104,7 +126,7 @@ def _tokenize(text: str, geometry: Geometry) -> list:
         m = _COMPACT.match(t, at)
         if not m:
             raise InvalidPosition(f"cannot read {text.strip()!r} as moves: {t[at]!r} at character {at + 1}")
-        pieces.append(int(m.group()) if m.group().isdigit() else m.group())
+        pieces.append(int(m.group()) if _digits(m.group()) else m.group())
         at = m.end()
     return pieces
 

@@ -85,8 +85,9 @@ def test_notation_forms():
     [
         ("448", IllegalMove, r"move 3 \(8\)"),
         ("4409", IllegalMove, r"move 3"),
-        ("44z", IllegalMove, r"column 26 is off the board|off the board"),
-        ("4 4 h", IllegalMove, r"move 3 \('h'\).*off the board"),
+        ("44z", IllegalMove, r"move 3 \('z'\): column 'z' is not on this 7-wide board: use 1\.\.7 or a\.\.g"),
+        ("4x5", IllegalMove, r"move 2 \('x5'\): column 'x' is not on this 7-wide board: use 1\.\.7 or a\.\.g"),
+        ("4 4 h", IllegalMove, r"move 3 \('h'\): column 'h' is not on this 7-wide board"),
         ("d1 d3", IllegalMove, r"move 2 \('d3'\).*lands on row 2, not 3"),
         ("4 4 x!", InvalidPosition, r"move 3 \('x!'\)"),
         ("44-5", InvalidPosition, r"'-' at character 3"),
@@ -97,6 +98,39 @@ def test_notation_forms():
 def test_bad_notation_names_the_move(text, error, match):
     with pytest.raises(error, match=match):
         Position.parse(text)
+
+
+@pytest.mark.parametrize("digit", ["\u00b2", "\u0663", "\uff14", "\u2463"])  # ², Arabic-Indic 3, fullwidth 4, ④
+def test_only_ascii_digits_are_columns(digit):
+    """str.isdigit() says yes to these but int() refuses them: each is a clear
+    InvalidPosition naming what was given, never a ValueError from int()."""
+    with pytest.raises(InvalidPosition, match=f"column '{digit}' is not a column: use 1..7 or a..g"):
+        parse_column(digit)
+    with pytest.raises(InvalidPosition, match=f"move 2 \\('{digit}'\\)"):
+        parse_moves(["4", digit])
+    with pytest.raises(InvalidPosition, match=f"move 2 \\('{digit}'\\)"):
+        parse_moves(f"4 {digit} 5")
+    for text in (digit, f"4{digit}", f"d{digit}"):
+        with pytest.raises(InvalidPosition, match=f"'{digit}' at character"):
+            parse_moves(text)
+    with pytest.raises(InvalidPosition, match="is not a column"):
+        parse_moves([f"d{digit}"])  # a cell whose row is not an ASCII number
+    with pytest.raises(InvalidPosition):
+        parse_moves("44\u212a")  # the Kelvin sign is not the letter k
+
+
+def test_letters_past_the_board_say_which_columns_exist():
+    with pytest.raises(IllegalMove, match=r"^column 'z' is not on this 7-wide board: use 1\.\.7 or a\.\.g$") as exc:
+        parse_column("Z")
+    assert exc.value.column == 25
+    with pytest.raises(IllegalMove, match=r"column 'f' is not on this 5-wide board: use 1\.\.5 or a\.\.e"):
+        parse_column("f", Geometry(5, 4))
+    assert parse_column("e", Geometry(5, 4)) == 4
+    # wider than the alphabet: letters stop at z, numbers go on
+    wide = Geometry(30, 1)
+    assert parse_column("30", wide) == 29 and parse_column("z", wide) == 25
+    with pytest.raises(InvalidPosition, match=r"use 1\.\.30 or a\.\.z"):
+        parse_column("?", wide)
 
 
 def test_digit_strings_on_wide_boards_are_one_number():
