@@ -1,4 +1,17 @@
-"""Move hints for the side to move: wins now, must block, loses at once."""
+"""Move hints for the side to move: wins now, must block, loses at once.
+
+The same one-ply lookups as Connect4-rs's LLM hints (its ``src/hints.rs``), so a
+client sees the same lists from either program:
+
+* ``winning_moves``: columns where the side to move completes a line now;
+* ``must_block``: columns where the opponent would complete a line on its next
+  move (its playable winning cells);
+* ``losing_moves``: columns after which the opponent has an immediate win
+  somewhere: under one of its winning cells, or anywhere but the block while it
+  has a threat. A move that wins is never losing. This list does not depend on
+  ``winning_moves``: with a win at hand, the other columns that lose are listed
+  too.
+"""
 
 from __future__ import annotations
 
@@ -16,22 +29,30 @@ class Hints:
 
 
 def hints(pos) -> Hints:
-    """Wins now; columns that block an opponent's immediate win; moves that
-    hand the opponent a win at once (playing under its winning cell)."""
+    """The hints of ``pos`` for the side to move; only ``next_row`` once the game is over."""
     g = pos.geometry
     next_row = [pos.height(c) if pos.height(c) < g.height else None for c in range(g.width)]
     if pos.is_over:
         return Hints(next_row=next_row)
-    possible = pos.possible()
+    possible = pos.possible()  # the landing cell of every column that is not full
     mine = pos.winning_cells()
+    # The opponent's winning cells: empty cells, reachable now or not, that complete
+    # one of its lines. A stone of ours only takes away the cell it fills, so this
+    # set stays right after any move of ours.
     theirs = pos.winning_cells(1 - pos.to_move)
-    cols = range(g.width)
-    win = [c for c in cols if mine & possible & g.column_mask(c)]
-    block = [c for c in cols if theirs & possible & g.column_mask(c)]
-    under = (theirs >> 1) & possible  # the cell under an opponent's winning cell
-    losing = [c for c in cols if under & g.column_mask(c) and c not in win]
-    if len(block) > 1 and not win:
-        losing = pos.legal_moves()  # two open threats: whatever is played loses
-    elif block and not win:
-        losing = sorted(set(losing) | (set(pos.legal_moves()) - set(block)))
+    win, block, losing = [], [], []
+    for c in range(g.width):
+        cell = possible & g.column_mask(c)  # where a stone in c lands (0 when full)
+        if not cell:
+            continue
+        if mine & cell:
+            win.append(c)
+        if theirs & cell:
+            block.append(c)
+        # After our stone in c the opponent plays anywhere we could, except that
+        # column c now lands one cell higher (cell << 1; the sentinel above the
+        # top row is outside board_mask, so a full column offers nothing).
+        after = (possible & ~cell) | ((cell << 1) & g.board_mask)
+        if not mine & cell and theirs & after:
+            losing.append(c)
     return Hints(next_row=next_row, winning_moves=win, must_block=block, losing_moves=losing)

@@ -73,9 +73,10 @@ export class Game {
     return ok;
   }
 
-  /** Hints for the side to move, as connect4/hints.py: wins now, must block,
-   * loses at once (playing under an opponent's winning cell, or anything but
-   * the block, or everything when there are two threats). 1-based columns. */
+  /** Hints for the side to move, as connect4/hints.py (and Connect4-rs): wins
+   * now, must block, and loses at once = after this move the opponent has an
+   * immediate win (a threat left unblocked, or the cell just above), listed
+   * whether or not a win exists; a winning move is never losing. 1-based columns. */
   hints() {
     const empty = { winning_moves: [], must_block: [], losing_moves: [] };
     if (this.isOver) return empty;
@@ -84,9 +85,9 @@ export class Game {
     for (let c = 1; c <= this.width; c++) if (this.canPlay(c)) legal.push(c);
     const win = legal.filter((c) => this.completes(c, this.heights[c - 1] + 1, me));
     const block = legal.filter((c) => this.completes(c, this.heights[c - 1] + 1, them));
-    let losing = legal.filter((c) => !win.includes(c) && this.completes(c, this.heights[c - 1] + 2, them));
-    if (block.length > 1 && !win.length) losing = legal.slice();
-    else if (block.length && !win.length) losing = [...new Set([...losing, ...legal.filter((c) => !block.includes(c))])].sort((a, b) => a - b);
+    // after our stone in c the opponent still has every threat but c's, and c's next cell
+    const losing = legal.filter((c) => !win.includes(c)
+      && (block.some((b) => b !== c) || this.completes(c, this.heights[c - 1] + 2, them)));
     return { winning_moves: win, must_block: block, losing_moves: losing };
   }
 }
