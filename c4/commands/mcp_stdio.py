@@ -18,23 +18,44 @@ def register(sub) -> None:
     parser.set_defaults(run=run)
 
 
+def root_cause(exc: BaseException) -> BaseException:
+    """The first leaf of an exception group (the SDK's client wraps a refused
+    connection in "unhandled errors in a TaskGroup"), else ``exc`` itself."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def unreachable(url: str, exc: BaseException) -> str:
+    """One line for a person: which gateway could not be used, and why."""
+    cause = root_cause(exc)
+    why = str(cause) or type(cause).__name__
+    return f"cannot reach the gateway's MCP endpoint at {url}: {why} (is the gateway running? see --url)"
+
+
 def build_proxy(url: str):
     """A low-level MCP server whose tools are the gateway's."""
-    from mcp import Client
+    from mcp import Client, MCPError
     from mcp.server.lowlevel import Server
-    from mcp_types import CallToolResult, ListToolsResult, TextContent
+    from mcp_types import INTERNAL_ERROR, CallToolResult, ListToolsResult, TextContent
 
     async def list_tools(ctx, params) -> ListToolsResult:
-        async with Client(url) as client:
-            return await client.list_tools()
+        try:
+            async with Client(url) as client:
+                return await client.list_tools()
+        except MCPError:
+            raise  # the gateway answered with an error: pass it on as it is
+        except Exception as exc:  # the gateway is down: a JSON-RPC error that says so, no traceback
+            raise MCPError(code=INTERNAL_ERROR, message=unreachable(url, exc)) from None
 
     async def call_tool(ctx, params) -> CallToolResult:
         try:
             async with Client(url) as client:
                 return await client.call_tool(params.name, params.arguments or {})
+        except MCPError:
+            raise  # the gateway answered with an error (an unknown tool, ...): pass it on
         except Exception as exc:  # the gateway is down: say so as a tool error
-            return CallToolResult(content=[TextContent(type="text", text=f"gateway unavailable at {url}: {exc}")],
-                                  is_error=True)
+            return CallToolResult(content=[TextContent(type="text", text=unreachable(url, exc))], is_error=True)
 
     return Server("connect4-stdio", on_list_tools=list_tools, on_call_tool=call_tool)
 
