@@ -7,6 +7,14 @@ the browser at the ``watch_url`` every reply carries.
 
 Commands are looked up in :data:`COMMANDS` (name -> coroutine); a new action
 (e.g. ``learn``) is one more entry there.
+
+Where Connect4-rs (``src/server.rs``, ``src/game.rs``) is lenient, so are we:
+a missing or non-boolean ``engine_starts`` is false, ``hints`` without a
+boolean ``on`` changes nothing and answers the state; an empty ``message`` is
+its text for the status ("Your move", "You win!", ...), and after a finished
+game ``to_move`` names the side that made the last move (the resigner after a
+resignation). No bad line closes the connection: a line over :data:`MAX_LINE`
+is skipped up to its newline, and JSON nested too deeply is bad json.
 """
 
 from __future__ import annotations
@@ -27,6 +35,38 @@ log = logging.getLogger(__name__)
 
 UNKNOWN_CMD = "unknown cmd, use state | move | new | hints | replay"
 MAX_LINE = 1 << 20
+LINE_TOO_LONG = {"error": f"bad json: line too long (over {MAX_LINE} bytes); it was skipped"}
+
+# Connect4-rs's Game::message() for each status, used when our message is empty.
+RS_MESSAGES = {"human_to_move": "Your move", "thinking": "Engine is thinking ...", "draw": "Draw",
+               "human": "You win!", "engine": "Engine wins!",
+               "resigned": "Engine gives up - it is facing a forced loss. You win!"}
+
+
+def as_connect4_rs(reply: dict, doc: dict) -> dict:
+    """Connect4-rs's ``message`` and ``to_move`` in a bridge reply (the fields
+    our model leaves empty or computes differently); every other field stays."""
+    status = reply["status"]
+    if not reply["message"]:
+        if isinstance(status, dict):
+            winner = status["won"]
+            key = "resigned" if winner == "human" and reply.get("resigned") else winner
+        else:
+            key = status
+        reply["message"] = RS_MESSAGES.get(key, "")
+    if doc["result"] is not None and not doc.get("resigned") and doc["moves"]:
+        # Connect4-rs does not pass the turn after the move that ends the game
+        reply["to_move"] = model.COLORS[(len(doc["moves"]) - 1) & 1]
+    return reply
+
+
+def rs_bool(msg: dict, key: str) -> bool:
+    """Connect4-rs reads a flag with ``as_bool().unwrap_or(false)``: only true is true."""
+    return msg.get(key) is True
+
+
+class LineTooLong(Exception):
+    """A bridge line over MAX_LINE bytes; it has been read past and dropped."""
 
 
 class BridgeError(Exception):
@@ -47,11 +87,12 @@ class Session:
         self.game_id: str | None = None
         self.token: str | None = None
         self.human = "red"
+        self.invite: dict | None = None  # the open seat's invite of a game made with opponent "human"
 
     async def reply(self, doc: dict | None = None) -> dict:
         if doc is None:
             doc = await self.games.store.load(self.game_id)
-        return model.bridge_state(doc, self.human, self.games.settings.public_url, self.token)
+        return as_connect4_rs(model.bridge_state(doc, self.human, self.games.settings.public_url, self.token), doc)
 
     async def ensure_game(self) -> None:
         if self.game_id is None:
@@ -64,6 +105,7 @@ class Session:
         self.game_id = created["state"]["id"]
         self.token = created["token"]
         self.human = created["seat"]
+        self.invite = {"invite": created["invite"], "invite_url": created["invite_url"]} if created.get("invite") else None
 
     async def wait_engine(self) -> dict:
         """Play (or wait for) the engine's turn, so the reply shows its answer."""
@@ -78,9 +120,7 @@ class Session:
         return await self.reply()
 
     async def cmd_new(self, msg: dict) -> dict:
-        engine_starts = msg.get("engine_starts", False)
-        if not isinstance(engine_starts, bool):
-            raise BridgeError("bad json: engine_starts must be true or false")
+        engine_starts = rs_bool(msg, "engine_starts")
         think_ms = msg.get("think_ms", 0)
         if not isinstance(think_ms, int) or isinstance(think_ms, bool):
             raise BridgeError("bad json: think_ms must be a number")
@@ -88,7 +128,10 @@ class Session:
         if opponent is not None and not isinstance(opponent, str):
             raise BridgeError("bad json: opponent must be a string")
         await self.new_game(engine_starts, opponent, think_ms)
-        return await self.reply(await self.wait_engine())
+        out = await self.reply(await self.wait_engine())
+        if self.invite:  # opponent "human": the other seat joins with this invite
+            out.update(self.invite)
+        return out
 
     async def cmd_move(self, msg: dict) -> dict:
         await self.ensure_game()
@@ -105,20 +148,17 @@ class Session:
         return await self.reply(doc)
 
     async def cmd_hints(self, msg: dict) -> dict:
-        on = msg.get("on")
-        if not isinstance(on, bool):
-            raise BridgeError("bad json: on must be true or false")
         await self.ensure_game()
-        await self.games.set_hints(self.game_id, self.token, on)
+        on = msg.get("on")
+        if isinstance(on, bool):  # anything else leaves the hints as they are, as in Connect4-rs
+            await self.games.set_hints(self.game_id, self.token, on)
         return await self.reply()
 
     async def cmd_replay(self, msg: dict) -> dict:
         moves = msg.get("moves")
         if not isinstance(moves, (list, str)):
             raise BridgeError("bad json: moves must be a list of columns")
-        engine_starts = msg.get("engine_starts", False)
-        if not isinstance(engine_starts, bool):
-            raise BridgeError("bad json: engine_starts must be true or false")
+        engine_starts = rs_bool(msg, "engine_starts")
         await self.ensure_game()
         await self.games.replay(self.game_id, self.token, moves, engine_starts, wait=True)
         self.human = "yellow" if engine_starts else "red"
@@ -200,6 +240,9 @@ class Bridge:
         except ValueError as exc:
             BRIDGE_COMMANDS.labels("?", "bad_json").inc()
             return {"error": f"bad json: {exc}"}
+        except RecursionError:  # e.g. 100000 "[": deeper than Python's parser goes
+            BRIDGE_COMMANDS.labels("?", "bad_json").inc()
+            return {"error": "bad json: nested too deeply"}
         if not isinstance(msg, dict):
             BRIDGE_COMMANDS.labels("?", "bad_json").inc()
             return {"error": "bad json: expected an object like {\"cmd\":\"state\"}"}
@@ -232,11 +275,12 @@ class Bridge:
         try:
             while True:
                 try:
-                    line = await reader.readline()
-                except (asyncio.LimitOverrunError, ValueError):
-                    writer.write(b'{"error":"bad json: line too long"}\n')
+                    line = await read_line(reader)
+                except LineTooLong:
+                    BRIDGE_COMMANDS.labels("?", "bad_json").inc()
+                    writer.write(json.dumps(LINE_TOO_LONG, separators=(",", ":")).encode() + b"\n")
                     await writer.drain()
-                    break
+                    continue
                 if not line:
                     break
                 if not line.strip():
@@ -256,3 +300,27 @@ class Bridge:
                 writer.close()
             except Exception:
                 pass
+
+
+async def read_line(reader: asyncio.StreamReader) -> bytes:
+    """The next line with its newline; the last one without it at end of input;
+    b"" at end of input. A line over the reader's limit (MAX_LINE) is read past
+    up to and including its newline and raises LineTooLong, so the connection
+    goes on with the next line."""
+    try:
+        return await reader.readuntil(b"\n")
+    except asyncio.IncompleteReadError as exc:  # end of input
+        return exc.partial
+    except asyncio.LimitOverrunError as exc:
+        # readuntil() leaves the buffer as it was: drop what it looked at (up to the
+        # newline when it saw one past the limit) and look again, until the rest
+        # of the line fits under the limit.
+        while True:
+            try:
+                await reader.readexactly(exc.consumed)
+                await reader.readuntil(b"\n")
+                raise LineTooLong() from None
+            except asyncio.IncompleteReadError:  # the client went away mid-line
+                return b""
+            except asyncio.LimitOverrunError as more:
+                exc = more

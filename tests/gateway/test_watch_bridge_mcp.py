@@ -86,7 +86,7 @@ def test_bridge_errors_keep_the_connection_and_the_game(bridge, bare_gateway):
     h = bridge.send({"cmd": "hints", "on": True})
     assert h["hints"] == {"next_row": [1, 1, 1, None, 1, 1, 1], "winning_moves": [], "must_block": [],
                           "losing_moves": []}
-    assert bridge.send({"cmd": "hints", "on": "yes"})["error"].startswith("bad json")
+    assert bridge.send({"cmd": "hints", "on": "yes"})["hints"] == h["hints"]  # ignored, as in Connect4-rs
     assert bridge.send({"cmd": "state"})["history"] == [4] * 6  # intact after all of that
 
 
