@@ -44,9 +44,9 @@ def pair(port: int) -> tuple[BridgeClient, BridgeClient, dict]:
 
 @pytest.mark.parametrize("digit", UNICODE_DIGITS)
 def test_unicode_digits_are_clear_errors_over_rest(client, digit):
-    gid, red, _yellow = new_pvp(client)
+    gid, red, yellow = new_pvp(client)
     play(client, gid, red, 4)
-    r = client.post(f"/api/v1/games/{gid}/moves", json={"column": digit}, headers={"X-Player-Token": _yellow})
+    r = client.post(f"/api/v1/games/{gid}/moves", json={"column": digit}, headers={"X-Player-Token": yellow})
     assert r.status_code == 400 and error_of(r) == "illegal_column", r.text
     assert f"column '{digit}' is not a column: use 1..7 or a..g" in r.json()["error"]["message"]
     for moves in (digit, [digit], f"4 {digit}"):
