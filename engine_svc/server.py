@@ -142,7 +142,8 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
     # -- RPCs ------------------------------------------------------------------
     def ListPlayers(self, request, context):
         return engine_pb2.ListPlayersResponse(players=[
-            engine_pb2.PlayerInfo(spec=p.spec, family=p.family, description=p.description, takes_budget=p.takes_budget)
+            engine_pb2.PlayerInfo(spec=p.spec, family=p.family, description=p.description, takes_budget=p.takes_budget,
+                                  param_min=p.param_min, param_max=p.param_max)
             for p in list_players()
         ])
 

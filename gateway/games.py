@@ -111,10 +111,10 @@ class Games:
     # -- opponents ----------------------------------------------------------------
     async def opponents(self) -> list[dict]:
         players = list(await self.services.list_players())
-        players.append({"spec": "perfect", "family": "perfect", "takes_budget": True,
+        players.append({"spec": "perfect", "family": "perfect", "takes_budget": True, "param_min": 0, "param_max": 0,
                         "description": "the exact solver: never loses a won or drawn position "
                                        "(falls back to the engine when it cannot prove in time)"})
-        players.append({"spec": "human", "family": "human", "takes_budget": False,
+        players.append({"spec": "human", "family": "human", "takes_budget": False, "param_min": 0, "param_max": 0,
                         "description": "another person (or agent) through an invite link"})
         return players
 
@@ -125,12 +125,18 @@ class Games:
             players = await self.services.list_players() if self.services._players is None else self.services._players
         except GameError:
             return  # engine down: accept it, it is checked when the engine plays
-        family, _, arg = spec.partition(":")
-        if arg and not arg.isdigit():
-            raise GameError("bad_request", f"opponent {spec!r}: the part after ':' must be a number")
-        if not any(p["spec"] == spec or (arg and p["family"] == family) for p in players):
+        if any(p["spec"] == spec for p in players):
+            return
+        family, sep, arg = spec.partition(":")
+        kin = [p for p in players if p["family"] == family]
+        if not kin:
             known = ", ".join(p["spec"] for p in players)
             raise GameError("bad_request", f"unknown opponent {spec!r}; known: {known}, perfect, human")
+        lo, hi = kin[0].get("param_min", 0), kin[0].get("param_max", 0)
+        if not hi:
+            raise GameError("bad_request", f"opponent {spec!r}: {family} takes no ':' part")
+        if not sep or not (arg.isascii() and arg.isdigit()) or not lo <= int(arg) <= hi:
+            raise GameError("bad_request", f"opponent {spec!r}: {family}:N needs a whole number N in {lo}..{hi}")
 
     # -- create / join ---------------------------------------------------------------
     async def create(self, *, width: int = 7, height: int = 6, k: int = 4, opponent: str | None = None,
@@ -456,10 +462,16 @@ class Games:
             except GameError as exc:
                 heartbeat.cancel()
                 await self.store.release(game_id, v, self.owner)
-                await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
                 log.warning("opponent turn failed", extra={"game": game_id, "version": v, "code": exc.code,
                                                            "error": exc.message})
-                message = exc.message + "; the game is kept and the opponent moves when the service is back"
+                if exc.code == "bad_request":
+                    # The engine refuses this opponent (a spec accepted while the engine was
+                    # down): retrying cannot help, so the sweeper stops trying.
+                    await self.store.forget_pending(game_id)
+                    message = exc.message + "; this opponent cannot play, start a new game"
+                else:
+                    await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
+                    message = exc.message + "; the game is kept and the opponent moves when the service is back"
                 await self.store.publish(game_id, {"type": "error", "error": {"code": exc.code, "message": message}})
                 raise GameError(exc.code, message, self.view(doc, you)) from None
             finally:

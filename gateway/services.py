@@ -94,7 +94,8 @@ class Services:
         except grpc.aio.AioRpcError as exc:
             raise _translate("engine", exc) from None
         self._players = [
-            {"spec": p.spec, "family": p.family, "description": p.description, "takes_budget": p.takes_budget}
+            {"spec": p.spec, "family": p.family, "description": p.description, "takes_budget": p.takes_budget,
+             "param_min": p.param_min, "param_max": p.param_max}
             for p in resp.players
         ]
         return self._players

@@ -89,6 +89,8 @@ class PlayerInfo:
     family: str
     description: str
     takes_budget: bool
+    param_min: int = 0  # the N of "family:N" ranges over param_min..param_max (0, 0: no N)
+    param_max: int = 0
 
 
 def list_players() -> list[PlayerInfo]:
@@ -100,11 +102,13 @@ def list_players() -> list[PlayerInfo]:
         PlayerInfo("medium", "medium", "casual minimax depth 4 with 10% random moves", False),
         PlayerInfo("greedy", "greedy", "wins now, else blocks, else the best line score", False),
         PlayerInfo("gated", "gated", "greedy checked by four exact tactical tests", False),
-        PlayerInfo("minimax:5", "minimax", "plain alpha-beta to depth D with the window evaluation (minimax:D)", False),
+        PlayerInfo("minimax:5", "minimax", "plain alpha-beta to depth D with the window evaluation (minimax:D)", False,
+                   1, MAX_MINIMAX_DEPTH),
         PlayerInfo("hard", "hard", "casual minimax depth 6 that weighs blocking more", False),
-        PlayerInfo(f"mcts:{LADDER_SIMULATIONS}", "mcts", "Monte Carlo tree search, N simulations (mcts:N)", False),
-        PlayerInfo("engine:1000", "engine", "the full engine with MS milliseconds (engine:MS)", True),
-        PlayerInfo("engine", "engine", "the full engine with 2000 ms", True),
+        PlayerInfo(f"mcts:{LADDER_SIMULATIONS}", "mcts", "Monte Carlo tree search, N simulations (mcts:N)", False,
+                   1, MAX_SIMULATIONS),
+        PlayerInfo("engine:1000", "engine", "the full engine with MS milliseconds (engine:MS)", True, 1, MAX_BUDGET_MS),
+        PlayerInfo("engine", "engine", "the full engine with 2000 ms", True, 1, MAX_BUDGET_MS),
     ]
 
 

@@ -47,10 +47,16 @@ def poll(api, gid, until, timeout=60.0):
 def test_opponents_list(api):
     specs = [o["spec"] for o in api.get("/api/v1/opponents").json()["opponents"]]
     assert "random" in specs and specs[-2:] == ["perfect", "human"]
-    for spec in ("nobody:3", "engine:fast", "nobody"):
+    # Every spec the engine would refuse is refused when the game is made, not at its first turn.
+    for spec in ("nobody:3", "engine:fast", "nobody", "minimax:0", "minimax:99", "mcts:0", "engine:0",
+                 "engine:", "random:5", "greedy:1", "engine:\u00b2", "minimax:-1", "engine:600001"):
         bad = api.post("/api/v1/games", json={"opponent": spec})
-        assert bad.status_code == 400 and error_of(bad) == "bad_request"
-    assert api.post("/api/v1/games", json={"opponent": "engine:150"}).status_code == 201
+        assert bad.status_code == 400 and error_of(bad) == "bad_request", spec
+    for spec in ("engine:150", "minimax:1", "minimax:12", "mcts:1", "engine", "random", "engine:600000"):
+        assert api.post("/api/v1/games", json={"opponent": spec}).status_code == 201, spec
+    ranges = {o["family"]: (o["param_min"], o["param_max"]) for o in api.get("/api/v1/opponents").json()["opponents"]
+              if "family" in o}
+    assert ranges["minimax"] == (1, 12) and ranges["random"] == (0, 0)
 
 
 def test_a_whole_game_against_random(api):

@@ -24,16 +24,20 @@ class ListPlayersRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class PlayerInfo(_message.Message):
-    __slots__ = ("spec", "family", "description", "takes_budget")
+    __slots__ = ("spec", "family", "description", "takes_budget", "param_min", "param_max")
     SPEC_FIELD_NUMBER: _ClassVar[int]
     FAMILY_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     TAKES_BUDGET_FIELD_NUMBER: _ClassVar[int]
+    PARAM_MIN_FIELD_NUMBER: _ClassVar[int]
+    PARAM_MAX_FIELD_NUMBER: _ClassVar[int]
     spec: str
     family: str
     description: str
     takes_budget: bool
-    def __init__(self, spec: _Optional[str] = ..., family: _Optional[str] = ..., description: _Optional[str] = ..., takes_budget: _Optional[bool] = ...) -> None: ...
+    param_min: int
+    param_max: int
+    def __init__(self, spec: _Optional[str] = ..., family: _Optional[str] = ..., description: _Optional[str] = ..., takes_budget: _Optional[bool] = ..., param_min: _Optional[int] = ..., param_max: _Optional[int] = ...) -> None: ...
 
 class ListPlayersResponse(_message.Message):
     __slots__ = ("players",)
