@@ -9,10 +9,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Query, Request, Response, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field
+from redis.exceptions import RedisError
 
 from .errors import GameError
 from .metrics import WS_CLIENTS
-from .store import EVENTS
+from .hub import RESYNC
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +172,17 @@ async def learn(request: Request, game_id: str, x_player_token: Token = None,
 
 
 # -- WebSocket ----------------------------------------------------------------------
+async def _reload(g, game_id: str) -> dict:
+    """The game's state, waiting while Redis is away (a watcher outlives a Redis restart)."""
+    delay = 0.1
+    while True:
+        try:
+            return await g.get(game_id)
+        except (RedisError, OSError):
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)
+
+
 @router.websocket("/games/{game_id}/ws")
 async def game_ws(websocket: WebSocket, game_id: str):
     g = websocket.app.state.games
@@ -182,9 +194,9 @@ async def game_ws(websocket: WebSocket, game_id: str):
         await websocket.close(code=4404)
         return
     WS_CLIENTS.inc()
-    pubsub = g.store.redis.pubsub()
+    watch = None
     try:
-        await pubsub.subscribe(EVENTS.format(game_id))
+        watch = await g.store.watch(game_id)
         # The state after subscribing, so no change can fall between the two.
         state = await g.get(game_id)
         await websocket.send_json({"type": "state", "state": state})
@@ -192,10 +204,14 @@ async def game_ws(websocket: WebSocket, game_id: str):
 
         async def pump():
             nonlocal seen
-            async for message in pubsub.listen():
-                if message.get("type") != "message":
+            while True:
+                data = await watch.get()
+                if data is RESYNC:  # messages were lost (Redis away, slow reader): send the state
+                    state = await _reload(g, game_id)
+                    if state["version"] > seen:
+                        seen = state["version"]
+                        await websocket.send_json({"type": "state", "state": state})
                     continue
-                data = message["data"]
                 if '"type":"state"' in data[:20]:
                     v = json.loads(data)["state"]["version"]
                     if v <= seen:
@@ -205,7 +221,14 @@ async def game_ws(websocket: WebSocket, game_id: str):
 
         async def reader():
             while True:
-                text = await websocket.receive_text()
+                frame = await websocket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    return
+                text = frame.get("text")
+                if text is None:  # a binary frame: this socket speaks JSON text only
+                    await websocket.send_json({"type": "error", "error": {
+                        "code": "bad_request", "message": "send JSON text frames, e.g. {\"type\":\"ping\"}"}})
+                    continue
                 try:
                     msg = json.loads(text)
                 except ValueError:
@@ -227,8 +250,8 @@ async def game_ws(websocket: WebSocket, game_id: str):
         log.info("websocket closed", extra={"game": game_id, "error": repr(exc)})
     finally:
         WS_CLIENTS.dec()
-        try:
-            await pubsub.unsubscribe()
-            await pubsub.aclose()
-        except Exception:
-            pass
+        if watch is not None:
+            try:
+                await watch.close()
+            except Exception:
+                pass

@@ -26,6 +26,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .errors import GameError
+from .hub import Hub, Watch
 
 GAME = "c4:game:{}"
 EVENTS = "c4:events:{}"
@@ -101,9 +102,15 @@ class Store:
         self._release = self.redis.register_script(RELEASE)
         self._renew = self.redis.register_script(RENEW)
         self._claim = self.redis.register_script(CLAIM_TURN)
+        self.hub = Hub(self.redis)
 
     async def close(self) -> None:
+        await self.hub.close()
         await self.redis.aclose()
+
+    async def watch(self, game_id: str) -> Watch:
+        """Follow a game's channel through the process's one shared subscription."""
+        return await self.hub.watch(EVENTS.format(game_id))
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())

@@ -4,9 +4,12 @@ error and leaves the game intact; 20 clients at once leave a consistent game."""
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import json
 
 import httpx
 import pytest
+from websockets.sync.client import connect as ws_connect
 
 from tests.gateway.helpers import error_of, new_pvp, play
 
@@ -268,9 +271,11 @@ def test_redis_down_gives_503_then_the_game_is_back(tmp_path):
     own = RedisServer(tmp_path / "redis").start()  # appendonly: data survives a restart
     gw = Gateway(own.url, DEAD, DEAD, name="gateway-redis-down").start()
     try:
-        with httpx.Client(base_url=gw.url, timeout=30) as c:
+        with httpx.Client(base_url=gw.url, timeout=30) as c, contextlib.ExitStack() as stack:
             gid, red, yellow = new_pvp(c)
             assert play(c, gid, red, 4).status_code == 200
+            watcher = stack.enter_context(ws_connect(f"ws://127.0.0.1:{gw.port}/api/v1/games/{gid}/ws", open_timeout=10))
+            assert json.loads(watcher.recv(timeout=10))["state"]["moves"] == [4]
             own.stop()
             down = c.get(f"/api/v1/games/{gid}")
             assert down.status_code == 503 and error_of(down) == "service_unavailable"
@@ -285,6 +290,10 @@ def test_redis_down_gives_503_then_the_game_is_back(tmp_path):
                 back = c.get(f"/api/v1/games/{gid}")
                 assert back.status_code == 200 and back.json()["moves"] == [4]
             assert play(c, gid, yellow, 3).json()["moves"] == [4, 3]
+            # The watcher outlived the restart and sees the move made after it.
+            seen = json.loads(watcher.recv(timeout=30))
+            while seen.get("type") != "state" or seen["state"]["moves"] != [4, 3]:
+                seen = json.loads(watcher.recv(timeout=30))
             # A quick restart with pooled connections open (no request in between): the
             # first requests after it must not fail on the dead connections.
             import concurrent.futures as cf

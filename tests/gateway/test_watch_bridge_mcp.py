@@ -61,6 +61,63 @@ def test_websocket_state_on_connect_then_every_move(client, bare_gateway):
         assert msg["type"] == "error" and msg["error"]["code"] == "unknown_game"
 
 
+def test_a_binary_frame_is_refused_and_the_socket_stays(client, bare_gateway):
+    gid, red, _ = new_pvp(client)
+    with ws_connect(f"ws://127.0.0.1:{bare_gateway.port}/api/v1/games/{gid}/ws", open_timeout=10) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "state"
+        ws.send(b"\x00\x01binary")
+        err = json.loads(ws.recv(timeout=10))
+        assert err["type"] == "error" and err["error"]["code"] == "bad_request"
+        ws.send(json.dumps({"type": "ping"}))
+        assert json.loads(ws.recv(timeout=10)) == {"type": "pong"}
+        play(client, gid, red, 4)
+        assert json.loads(ws.recv(timeout=10))["state"]["moves"] == [4]
+
+
+def _pubsub_clients(redis_server) -> int:
+    import redis
+
+    r = redis.Redis.from_url(redis_server.url)
+    try:
+        return len(r.client_list(_type="pubsub"))
+    finally:
+        r.close()
+
+
+def test_hundreds_of_watchers_share_one_redis_connection(client, bare_gateway, redis_server):
+    """Watchers do not each take a connection from the pool every request shares:
+    with 300 of them open, requests still work and Redis sees one more subscriber."""
+    from websockets.asyncio.client import connect as aconnect
+
+    gid, red, yellow = new_pvp(client)
+    other, _, _ = new_pvp(client)
+    base = f"ws://127.0.0.1:{bare_gateway.port}/api/v1/games"
+    before = _pubsub_clients(redis_server)
+
+    async def watchers():
+        socks = []
+        try:
+            for i in range(300):
+                ws = await aconnect(f"{base}/{gid if i % 3 else other}/ws", open_timeout=30)
+                socks.append(ws)
+                assert json.loads(await asyncio.wait_for(ws.recv(), 30))["type"] == "state"
+            during = await asyncio.to_thread(_pubsub_clients, redis_server)
+            assert during <= before + 1, (before, during)
+            r = await asyncio.to_thread(play, client, gid, red, 4)
+            assert r.status_code == 200, r.text  # the shared pool is not exhausted
+            made = await asyncio.to_thread(client.post, "/api/v1/games", json={"opponent": "human"})
+            assert made.status_code == 201, made.text
+            for i, ws in enumerate(socks):
+                if i % 3:
+                    msg = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                    assert msg["state"]["moves"] == [4]
+        finally:
+            for ws in socks:
+                await ws.close()
+
+    asyncio.run(watchers())
+
+
 def test_bridge_errors_keep_the_connection_and_the_game(bridge, bare_gateway):
     assert bridge.raw(b"{not json").get("error", "").startswith("bad json: ")
     assert bridge.send({"cmd": "dance"}) == {"error": "unknown cmd, use state | move | new | hints | replay"}
