@@ -14,6 +14,9 @@ positions serves the first player's analysis too.
 
 Bad lines never take a process down: they are kept as
 :class:`~connect4.book.BookProblem` (file, line number, reason) and logged.
+An entry that parses but does not fit its position (a move into a full
+column, a score for a full column, no score for an open one) is checked at
+lookup, logged once and ignored, so a book never answers an illegal move.
 """
 
 from __future__ import annotations
@@ -115,6 +118,36 @@ class BookSet:
     def __init__(self, move_books: Iterable[MoveBook] = (), analysis_books: Iterable[AnalysisBook] = ()):
         self.move_books = list(move_books)
         self.analysis_books = list(analysis_books)
+        self._reported: set[tuple[str, int]] = set()  # (book, key) of bad entries already logged
+
+    # -- entries checked against their position ------------------------------------
+    def _move_entry(self, book: MoveBook, pos):
+        """``book``'s entry for ``pos`` when its move is legal there, else None."""
+        e = book.lookup(pos)
+        if e is None or pos.can_play(e.column):
+            return e
+        self._bad_entry(book, pos, f"column {e.column + 1} cannot be played (full or off the board)")
+        return None
+
+    def _scores(self, book: AnalysisBook, pos) -> tuple[int | None, ...] | None:
+        """``book``'s column scores for ``pos`` when they fit its open columns, else None."""
+        scores = book.lookup(pos)
+        if scores is None:
+            return None
+        misfits = [c + 1 for c, s in enumerate(scores) if (s is None) == pos.can_play(c)]
+        if not misfits:
+            return scores
+        self._bad_entry(book, pos, f"columns {misfits}: a score for a full column or none for an open one")
+        return None
+
+    def _bad_entry(self, book, pos, why: str) -> None:
+        seen = (book.name, pos.key())
+        if seen in self._reported:
+            return
+        self._reported.add(seen)
+        moves = "".join(str(c + 1) for c in pos.moves)
+        log.warning(f"book entry ignored: {book.name}, position {moves or '(empty)'}: {why}",
+                    extra={"book": book.name, "key": f"{pos.key():x}", "moves": moves, "reason": why})
 
     # -- loading ---------------------------------------------------------------
     @classmethod
@@ -168,12 +201,12 @@ class BookSet:
         """Every book's entry for ``pos`` (or its mirror image)."""
         out = []
         for book in self.analysis_books:
-            scores = book.lookup(pos)
+            scores = self._scores(book, pos)
             if scores is not None and any(s is not None for s in scores):
                 col, score = best_of(scores, pos.geometry)
                 out.append(BookHit(book.name, "analysis", col, score, scores))
         for book in self.move_books:
-            e = book.lookup(pos)
+            e = self._move_entry(book, pos)
             if e is not None:
                 out.append(BookHit(book.name, "move", e.column, e.score))
         return out
@@ -183,13 +216,13 @@ class BookSet:
         if pos.is_over:
             return None
         for book in self.analysis_books:
-            scores = book.lookup(pos)
+            scores = self._scores(book, pos)
             if scores is not None:
                 known = [s for s in scores if s is not None]
                 if known:
                     return max(known)
         for book in self.move_books:
-            e = book.lookup(pos)
+            e = self._move_entry(book, pos)
             if e is not None:
                 return e.score
         return None
@@ -200,7 +233,7 @@ class BookSet:
         if pos.is_over or not self.books:
             return None
         for book in self.analysis_books:
-            scores = book.lookup(pos)
+            scores = self._scores(book, pos)
             if scores is not None:
                 return scores
         # Compose from the children: a winning column scores at once, any
@@ -231,7 +264,7 @@ class BookSet:
         pick the other column, e.g. on a mirrored entry), so a player that
         follows the books stays inside the opening book."""
         for book in self.move_books:
-            e = book.lookup(pos)
+            e = self._move_entry(book, pos)
             if e is not None:
                 return e.column, e.score
         scores = self.analysis(pos)

@@ -104,7 +104,7 @@ def write(path: Path, lines: list[str]) -> Path:
 
 def test_malformed_lines_are_named_and_skipped(tmp_path):
     pos = Position.parse(DEEP)
-    good = format_move_entry(pos.key(), 3, -1)
+    good = format_move_entry(pos.key(), 5, -1)
     path = write(tmp_path / "7x6-test.txt", [
         "# a comment",
         good,
@@ -143,6 +143,32 @@ def test_a_service_with_a_bad_book_serves_its_good_entries(tmp_path):
         assert (s.source, s.score) == ("book", max(x for x in scores if x is not None))
         b = stub.BestMove(solver_pb2.BestMoveRequest(position=position(DEEP)))
         assert b.source == "book" and (b.column - 1, b.score) == best_of(scores, STANDARD)
+    finally:
+        channel.close()
+        server.stop(0)
+
+
+def test_entries_that_do_not_fit_their_position_are_ignored_with_a_warning(tmp_path, caplog):
+    """A move into a full column, and scores for full columns, parse fine but
+    are illegal answers: the solver proves the position itself instead."""
+    pos = Position.parse(DEEP)  # columns 1-5 are full; the best move is 6, scoring -1
+    moves = write(tmp_path / "7x6-moves.txt", [format_move_entry(pos.key(), 0, 17)])
+    analysis = write(tmp_path / "7x6-analysis-bad.txt", [format_analysis_entry(pos.key(), [5, 5, 5, 5, 5, -1, -2])])
+    for path in (moves, analysis):
+        books = BookSet.load_files([path])
+        assert not books.problems  # well-formed lines: only the position shows them wrong
+        with caplog.at_level("WARNING", logger="books.lookup"):
+            assert books.best_move(pos) is None and books.score(pos) is None and books.hits(pos) == []
+        warned = [r for r in caplog.records if "book entry ignored" in r.getMessage()]
+        assert len(warned) == 1 and path.name in warned[0].getMessage()  # once per entry, naming the book
+        caplog.clear()
+    server, channel, oracle = start({"books": f"{moves},{analysis}", "cache_size": 0}, None)
+    try:
+        stub = solver_pb2_grpc.SolverServiceStub(channel)
+        b = stub.BestMove(solver_pb2.BestMoveRequest(position=position(DEEP)))
+        assert (b.source, b.column, b.score) == ("solver", 6, -1)
+        s = stub.Solve(solver_pb2.SolveRequest(position=position(DEEP)))
+        assert (s.source, s.score) == ("solver", -1)
     finally:
         channel.close()
         server.stop(0)
@@ -210,14 +236,14 @@ def test_bookview_by_moves_and_by_key(tmp_path, capsys):
     from c4.main import main
 
     pos = Position.parse(DEEP)
-    write(tmp_path / "7x6-view.txt", [format_move_entry(pos.mirror_key(), 6 - 2, 1)])
+    write(tmp_path / "7x6-view.txt", [format_move_entry(pos.mirror_key(), 6 - 5, 1)])
     assert main(["bookview", "--books", str(tmp_path), DEEP]) == 0
     out = capsys.readouterr().out
     assert f"key       {pos.key():x}" in out
     assert "\n".join(str(pos).splitlines()) in out  # the ASCII board
     assert "to move   X (first player)" in out if pos.to_move == 0 else "to move   O (second player)" in out
     assert f"history   {DEEP}" in out
-    assert "7x6-view.txt" in out and "best 3 score 1" in out  # mirrored back to column 3
+    assert "7x6-view.txt" in out and "best 6 score 1" in out  # mirrored back to column 6
     replay = json.loads(out.strip().splitlines()[-1])
     assert replay == {"cmd": "replay", "moves": [int(c) for c in DEEP], "engine_starts": pos.to_move == 1}
 
@@ -234,8 +260,8 @@ def test_bookview_lists_every_book_and_the_composed_scores(tmp_path, capsys):
     pos = Position.parse(DEEP[:-1])
     s = solver()
     expected = s.analyze(pos)
-    lines = [format_move_entry(pos.played(c).key(), 0, s.solve(pos.played(c)).score)
-             for c in pos.legal_moves() if not pos.played(c).is_over]
+    children = [pos.played(c) for c in pos.legal_moves() if not pos.played(c).is_over]
+    lines = [format_move_entry(child.key(), child.legal_moves()[0], s.solve(child).score) for child in children]
     write(tmp_path / "7x6-children.txt", lines)
     write(tmp_path / "7x6-analysis-other.txt", [format_analysis_entry(Position.parse("4").key(), [1] * 7)])
     spaced = " ".join(DEEP[:-1])  # unquoted moves arrive as several arguments
