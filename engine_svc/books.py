@@ -2,9 +2,10 @@
 
 A :class:`BookSet` holds move books (``<key hex> <column> <score>``, read by
 :class:`connect4.book.MoveBook`) from a list of paths. Files that do not exist
-are skipped (they may appear later). Every lookup checks each file's mtime and
-size and reloads a file that changed, because a learning feature appends to
-the corrective book while the service runs. Later paths override earlier ones,
+are skipped (they may appear later) with one warning, and so are files that
+cannot be read: the service keeps running without them. Every lookup checks
+each file's mtime and size and reloads a file that changed, because a
+learning feature appends to the corrective book while the service runs. Later paths override earlier ones,
 like later lines in one file: the default order is the opening book, then the
 corrective book. A position that is in no book but whose every child is (the
 side the book does not play, answering inside the book's tree) gets the child
@@ -32,25 +33,46 @@ class BookSet:
         self.paths = [Path(p) for p in paths]
         self.geometry = geometry
         self._books: dict[Path, tuple[tuple[float, int], MoveBook]] = {}
+        self._told: dict[Path, object] = {}  # the last state of each path a warning was logged for
         self._lock = threading.Lock()
+
+    def _tell_once(self, path: Path, state, message: str, level: int = logging.WARNING, **extra) -> None:
+        """Log ``message`` when ``path`` enters ``state`` (missing, unreadable,
+        empty...), not at every lookup while it stays there."""
+        if self._told.get(path) == state:
+            return
+        self._told[path] = state
+        log.log(level, message, extra={"path": str(path), **extra})
 
     def _fresh(self, path: Path) -> MoveBook | None:
         try:
             st = os.stat(path)
-        except OSError:
+        except OSError as exc:
             self._books.pop(path, None)
+            # The shipped books are optional (a corrective book appears when
+            # first written); a path someone configured should exist.
+            level = logging.INFO if path.resolve() in DEFAULT_BOOKS else logging.WARNING
+            self._tell_once(path, "missing", f"book {path} not found ({exc.strerror}): playing without it "
+                            "until it appears", level)
             return None
         stamp = (st.st_mtime, st.st_size)
         held = self._books.get(path)
         if held is not None and held[0] == stamp:
             return held[1]
+        if self._told.get(path) == ("unreadable", stamp):
+            return held[1] if held else None
         try:
             book = MoveBook.load(path, self.geometry)
-        except OSError as exc:
-            log.warning("cannot read book", extra={"path": str(path), "error": str(exc)})
+        except Exception as exc:  # a folder, no permission, not text: the service goes on without it
+            self._tell_once(path, ("unreadable", stamp), f"cannot read book {path}: {exc}", error=str(exc))
             return held[1] if held else None
         for problem in book.problems[:5]:
-            log.warning("book line skipped", extra={"problem": str(problem)})
+            log.warning(f"book line skipped: {problem}", extra={"problem": str(problem)})
+        if book.problems and not len(book):
+            self._tell_once(path, ("empty", stamp), f"book {path}: none of its {len(book.problems)} lines is an "
+                            "entry (is it a move book?)", skipped=len(book.problems))
+        else:
+            self._told.pop(path, None)
         log.info("book loaded", extra={"path": str(path), "entries": len(book), "skipped": len(book.problems)})
         self._books[path] = (stamp, book)
         return book

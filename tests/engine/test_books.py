@@ -64,3 +64,38 @@ def test_reply_from_the_scores_of_booked_children(tmp_path):
     os.utime(book, (os.stat(book).st_atime, os.stat(book).st_mtime + 10))
     assert books.lookup(p) is None
     assert not make_player("engine:100", books=books).choose(p).book
+
+
+def test_missing_or_unreadable_books_warn_once_and_play_on(tmp_path, caplog):
+    missing, folder, junk = tmp_path / "nope.txt", tmp_path / "a-folder", tmp_path / "junk.txt"
+    folder.mkdir()
+    _write(junk, ["this is not a book", "nor is this"])
+    books = BookSet([missing, folder, junk])
+    p = Position.parse("4")
+    with caplog.at_level("INFO", logger="engine_svc.books"):
+        for _ in range(3):
+            assert books.lookup(p) is None
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and "line skipped" not in r.getMessage()]
+    assert len(warned) == 3, warned  # one each, not one per lookup
+    assert any(str(missing) in m and "not found" in m for m in warned)
+    assert any(str(folder) in m and "cannot read" in m for m in warned)
+    assert any(str(junk) in m and "none of its 2 lines" in m for m in warned)
+    caplog.clear()
+    _write(missing, [format_move_entry(p.key(), 3, 2)])  # appears later: read at the next lookup
+    assert books.lookup(p)[0].column == 3
+    missing.unlink()
+    with caplog.at_level("WARNING", logger="engine_svc.books"):
+        assert books.lookup(p) is None
+    assert [str(missing) in r.getMessage() for r in caplog.records] == [True]  # gone again: told again
+
+
+def test_the_shipped_books_may_be_absent_without_a_warning(tmp_path, caplog):
+    from engine_svc.books import DEFAULT_BOOKS
+
+    absent = [p for p in DEFAULT_BOOKS if not p.exists()]
+    books = BookSet([*DEFAULT_BOOKS, tmp_path / "configured.txt"])
+    with caplog.at_level("INFO", logger="engine_svc.books"):
+        books.lookup(Position.parse("4"))
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1 and "configured.txt" in warned[0]
+    assert len([r for r in caplog.records if r.levelname == "INFO" and "not found" in r.getMessage()]) == len(absent)
