@@ -15,6 +15,7 @@ STATUS = {
     "conflict": 409,
     "invite_used": 409,
     "nothing_to_undo": 409,
+    "not_allowed": 409,
     "game_not_over": 409,
     "learning_unavailable": 503,
     "learning_failed": 502,

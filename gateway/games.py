@@ -87,17 +87,29 @@ class Games:
     def view(self, doc: dict, you: str | None = None, pos: Position | None = None) -> dict:
         return public_state(doc, self.settings.public_url, you, pos)
 
-    async def commit(self, doc: dict, expected: int, pos: Position | None = None, claim: bool = False) -> dict:
+    async def commit(self, doc: dict, expected: int, pos: Position | None = None, claim: bool = False,
+                     carry: bool = False, seat: str | None = None) -> dict:
         """Save ``doc`` over version ``expected``, publish it; returns the public state.
 
         ``claim``: when an opponent program is to move next, this process claims
-        that turn in the same atomic step (it is about to play it)."""
+        that turn in the same atomic step (it is about to play it). ``carry``: a
+        change that is not a move; whoever is playing the turn keeps playing it.
+        A conflict carries the game's latest state, seen from ``seat``."""
         doc["version"] = expected + 1
         doc["updated"] = time.time()
         state = self.view(doc, None, pos)
-        await self.store.save(doc, expected, {"type": "state", "state": state},
-                              pending=program_to_move(doc), active=not is_over(doc),
-                              claim_owner=self.owner if claim else "", claim_ttl_ms=CLAIM_TTL_MS)
+        try:
+            await self.store.save(doc, expected, {"type": "state", "state": state},
+                                  pending=program_to_move(doc), active=not is_over(doc),
+                                  claim_owner=self.owner if claim else "", claim_ttl_ms=CLAIM_TTL_MS,
+                                  carry_claim=carry)
+        except GameError as exc:
+            if exc.code == "conflict" and exc.state is None:
+                try:
+                    exc.state = self.view(await self.store.load(doc["id"]), seat)
+                except GameError:
+                    pass
+            raise
         return state
 
     def authorize(self, doc: dict, token: str | None) -> str:
@@ -193,7 +205,7 @@ class Games:
                 expected = doc["version"]
                 token = model.new_token()
                 seat.update(joined=True, token_hash=model.token_hash(token), invite_hash=None)
-                state = await self.commit(doc, expected)
+                state = await self.commit(doc, expected, seat=color)
                 state["you"] = color
                 return {"state": state, "token": token, "seat": color}
         if any(model.same_token(invite, doc["seats"][c].get("invite_hash")) or
@@ -239,12 +251,7 @@ class Games:
         doc["moves"].append(col)
         doc["message"] = ""
         model.settle(doc, pos)
-        try:
-            state = await self.commit(doc, expected, pos, claim=True)
-        except GameError as exc:
-            if exc.code == "conflict":
-                exc.state = self.view(await self.store.load(game_id), seat)
-            raise
+        state = await self.commit(doc, expected, pos, claim=True, seat=seat)
         if program_to_move(doc):
             if wait:
                 return await self.run_opponent(doc, you=seat, claimed=doc["version"]), seat, None
@@ -258,6 +265,14 @@ class Games:
         mine = [i for i in range(len(moves)) if COLORS[i & 1] == seat]
         if not mine:
             raise GameError("nothing_to_undo", "you have no move to take back", self.view(doc, seat))
+        if self._against_person(doc, seat):
+            # A person's moves are theirs: only your last move, before they replied.
+            if mine[-1] != len(moves) - 1:
+                raise GameError("not_allowed", "you can take back only your last move, before the other "
+                                "player has replied", self.view(doc, seat))
+            if is_over(doc):
+                raise GameError("game_over", "the game is over: a finished game between people cannot be "
+                                "taken back", self.view(doc, seat))
         expected = doc["version"]
         del moves[mine[-1]:]  # back to your previous turn
         doc["resigned"] = False
@@ -266,18 +281,23 @@ class Games:
         doc["message"] = ""
         pos = model.position(doc)
         model.settle(doc, pos)
-        state = await self.commit(doc, expected, pos)
+        state = await self.commit(doc, expected, pos, seat=seat)
         state["you"] = seat
         return state
+
+    @staticmethod
+    def _against_person(doc: dict, seat: str) -> bool:
+        """The other seat is a person (or an agent) who has joined."""
+        other = doc["seats"][COLORS[1 - COLORS.index(seat)]]
+        return other["kind"] != "opponent" and other.get("joined", True)
 
     async def set_hints(self, game_id: str, token: str | None, on: bool) -> dict:
         doc = await self.store.load(game_id)
         seat = self.authorize(doc, token)
         expected = doc["version"]
         doc["hints_on"] = bool(on)
-        state = await self.commit(doc, expected)
-        state = self.view(doc, seat)
-        return state
+        await self.commit(doc, expected, carry=True, seat=seat)
+        return self.view(doc, seat)
 
     async def set_think(self, game_id: str, token: str | None, think_ms) -> dict:
         doc = await self.store.load(game_id)
@@ -286,7 +306,7 @@ class Games:
             raise GameError("bad_request", f"think_ms {think_ms!r} must be 50..60000", self.view(doc, seat))
         expected = doc["version"]
         doc["think_ms"] = think_ms
-        state = await self.commit(doc, expected)
+        state = await self.commit(doc, expected, carry=True, seat=seat)
         state["you"] = seat
         return state
 
@@ -294,6 +314,9 @@ class Games:
                      wait: bool = True) -> dict:
         doc = await self.store.load(game_id)
         seat = self.authorize(doc, token)
+        if self._against_person(doc, seat):
+            raise GameError("not_allowed", "replay replaces both players' moves: not in a game against "
+                            "another person", self.view(doc, seat))
         g = model.geometry(doc["width"], doc["height"], doc["k"])
         try:
             cols = parse_moves(moves, g)
@@ -312,7 +335,7 @@ class Games:
         doc["last_search"] = None
         doc["message"] = ""
         model.settle(doc, pos)
-        state = await self.commit(doc, expected, pos)
+        state = await self.commit(doc, expected, pos, seat=seat)
         if program_to_move(doc):
             if wait:
                 doc = await self.run_opponent(doc, you=seat)
@@ -440,8 +463,8 @@ class Games:
         while program_to_move(doc):
             v = doc["version"]
             mine = claimed == v
-            if self.playing.get(game_id) == v or (
-                    not mine and not await self.store.claim(game_id, v, self.owner, CLAIM_TTL_MS)):
+            busy = self.playing.get(game_id) == v or (not wait and game_id in self.playing)
+            if busy or (not mine and not await self.store.claim(game_id, v, self.owner, CLAIM_TTL_MS)):
                 if not wait:
                     await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
                     return doc
@@ -496,7 +519,7 @@ class Games:
                 new["moves"].append(col)
                 model.settle(new, pos)
             try:
-                await self.commit(new, v, pos, claim=True)
+                new = await self._commit_answer(new, doc, pos)
                 claimed = new["version"]
             except GameError as exc:
                 if exc.code != "conflict":
@@ -507,6 +530,29 @@ class Games:
                 continue
             doc = new
         return doc
+
+    async def _commit_answer(self, new: dict, doc: dict, pos: Position) -> dict:
+        """Save the opponent's answer ``new`` (built on ``doc``); returns the saved doc.
+
+        If only settings changed meanwhile (hints, think time: the same moves, the
+        same program to move), the answer still stands: it is saved over the
+        latest version instead of being thrown away. Any other change is a conflict."""
+        game_id = doc["id"]
+        while True:
+            try:
+                await self.commit(new, doc["version"], pos, claim=True)
+                return new
+            except GameError as exc:
+                if exc.code != "conflict":
+                    raise
+                latest = await self.store.load(game_id)
+                if (latest["moves"] != doc["moves"] or latest["seats"] != doc["seats"] or is_over(latest)
+                        or not program_to_move(latest)
+                        or not await self.store.claim(game_id, latest["version"], self.owner, CLAIM_TTL_MS)):
+                    raise
+                settled = {k: new[k] for k in ("moves", "last_search", "message", "resigned", "result",
+                                               "winning_cells", "status") if k in new}
+                new, doc = dict(latest, **settled), latest
 
     async def _think(self, doc: dict) -> tuple[int, dict, bool]:
         """Ask the services for the opponent's move: (0-based column, last_search, resigns)."""

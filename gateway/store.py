@@ -35,9 +35,10 @@ ACTIVE = "c4:active"
 CLAIM = "c4:claim:{}:{}"
 MCP = "c4:mcp:{}"
 
-# KEYS: game, pending, active, channel, claim of the new version
+# KEYS: game, pending, active, channel, claim of the new version, claim of the expected version
 # ARGV: expected version ("0" = must not exist), new version, doc, ttl, pending flag,
-#       pending score, id, message, active flag, now, claim owner ("" = none), claim ttl ms
+#       pending score, id, message, active flag, now, claim owner ("" = none), claim ttl ms,
+#       carry flag ("1": a change that is not a move; whoever plays the turn keeps it)
 CAS = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if ARGV[1] == '0' then
@@ -62,6 +63,9 @@ end
 redis.call('PUBLISH', KEYS[4], ARGV[8])
 if ARGV[11] ~= '' then
   redis.call('SET', KEYS[5], ARGV[11], 'PX', ARGV[12])
+elseif ARGV[13] == '1' then
+  local owner = redis.call('GET', KEYS[6])
+  if owner then redis.call('SET', KEYS[5], owner, 'PX', ARGV[12]) end
 end
 return 1
 """
@@ -74,10 +78,20 @@ if cur == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
 return 0
 """
 
-# Keep a claim alive while its owner still works on the turn.
+# Keep a claim alive while its owner still works on the turn, and the claim carried
+# to the game's current version by changes that are not moves (hints, think time).
+# KEYS: the claim, the game; ARGV: owner, ttl ms, the claim key without its version
 RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
+local n = 0
+if redis.call('GET', KEYS[1]) == ARGV[1] then n = redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+local v = redis.call('HGET', KEYS[2], 'v')
+if v then
+  local carried = ARGV[3] .. v
+  if carried ~= KEYS[1] and redis.call('GET', carried) == ARGV[1] then
+    redis.call('PEXPIRE', carried, ARGV[2])
+  end
+end
+return n
 """
 
 # Release a claim only if it is still ours.
@@ -122,18 +136,21 @@ class Store:
         return json.loads(raw)
 
     async def save(self, doc: dict, expected: int, event: dict, pending: bool, active: bool,
-                   claim_owner: str = "", claim_ttl_ms: int = 0) -> None:
+                   claim_owner: str = "", claim_ttl_ms: int = 0, carry_claim: bool = False) -> None:
         """Write ``doc`` (its version already bumped) if the stored version is ``expected``.
 
         With ``claim_owner``, the opponent's turn at the new version is claimed for
-        it in the same atomic step (saves a round trip on every move)."""
+        it in the same atomic step (saves a round trip on every move). With
+        ``carry_claim`` (a change that is not a move), whoever held the turn at
+        ``expected`` holds it at the new version too, so its search stays the one."""
         now = time.time()
         res = await self._cas(
             keys=[GAME.format(doc["id"]), PENDING, ACTIVE, EVENTS.format(doc["id"]),
-                  CLAIM.format(doc["id"], doc["version"])],
+                  CLAIM.format(doc["id"], doc["version"]), CLAIM.format(doc["id"], expected)],
             args=[str(expected), str(doc["version"]), json.dumps(doc, separators=(",", ":")), self.ttl_s,
                   "1" if pending else "0", now, doc["id"], json.dumps(event, separators=(",", ":")),
-                  "1" if active else "0", now, claim_owner if pending else "", claim_ttl_ms],
+                  "1" if active else "0", now, claim_owner if pending else "", claim_ttl_ms,
+                  "1" if carry_claim and pending else "0"],
         )
         if res == -2:
             raise GameError("unknown_game", f"no game {doc['id']!r} (it may have expired)")
@@ -149,7 +166,8 @@ class Store:
         return bool(await self._claim(keys=[CLAIM.format(game_id, version)], args=[owner, ttl_ms]))
 
     async def renew(self, game_id: str, version: int, owner: str, ttl_ms: int) -> bool:
-        return bool(await self._renew(keys=[CLAIM.format(game_id, version)], args=[owner, ttl_ms]))
+        return bool(await self._renew(keys=[CLAIM.format(game_id, version), GAME.format(game_id)],
+                                      args=[owner, ttl_ms, CLAIM.format(game_id, "")]))
 
     async def release(self, game_id: str, version: int, owner: str) -> None:
         await self._release(keys=[CLAIM.format(game_id, version)], args=[owner])

@@ -49,15 +49,22 @@ def test_unicode_digits_are_clear_errors_over_rest(client, digit):
     r = client.post(f"/api/v1/games/{gid}/moves", json={"column": digit}, headers={"X-Player-Token": yellow})
     assert r.status_code == 400 and error_of(r) == "illegal_column", r.text
     assert f"column '{digit}' is not a column: use 1..7 or a..g" in r.json()["error"]["message"]
+    assert client.get(f"/api/v1/games/{gid}").json()["moves"] == [4]
+    gid, red = _unjoined(client)  # replay is refused between people who both sit at the board
     for moves in (digit, [digit], f"4 {digit}"):
         r = client.post(f"/api/v1/games/{gid}/replay", json={"moves": moves}, headers={"X-Player-Token": red})
         assert r.status_code == 400, r.text
         assert repr(digit) in r.json()["error"]["message"]
-    assert client.get(f"/api/v1/games/{gid}").json()["moves"] == [4]
+    assert client.get(f"/api/v1/games/{gid}").json()["moves"] == []
+
+
+def _unjoined(client):
+    made = client.post("/api/v1/games", json={"opponent": "human"}).json()
+    return made["state"]["id"], made["token"]
 
 
 def test_letters_past_the_board_and_bad_replay_tokens_say_so_over_rest(client):
-    gid, red, yellow = new_pvp(client)
+    gid, red = _unjoined(client)
     r = client.post(f"/api/v1/games/{gid}/moves", json={"column": "z"}, headers={"X-Player-Token": red})
     assert r.status_code == 400 and error_of(r) == "illegal_column"
     assert r.json()["error"]["message"] == "column 'z' is not on this 7-wide board: use 1..7 or a..g"

@@ -150,6 +150,32 @@ def test_a_waiting_move_is_searched_once(api, gateway):
     assert depths == sorted(set(depths)), f"two searches of one turn: depths {depths}"
 
 
+def test_hints_and_think_time_changes_keep_the_search(api, gateway):
+    """Turning hints on or changing the think time while the engine thinks changes
+    the game's version, not its position: the search goes on and its answer lands."""
+    gid, token, _ = create(api, opponent="engine", think_ms=2000)
+    with ws_connect(f"ws://127.0.0.1:{gateway.port}/api/v1/games/{gid}/ws", open_timeout=10) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "state"
+        assert move(api, gid, token, 3, wait=False).status_code == 200  # c: a real search (see above)
+        depths, changed = [], False
+        while True:
+            m = json.loads(ws.recv(timeout=30))
+            if m["type"] == "progress":
+                depths.append(m["depth"])
+                if not changed:
+                    h = api.post(f"/api/v1/games/{gid}/hints", json={"on": True}, headers={"X-Player-Token": token})
+                    assert h.status_code == 200 and h.json()["status"] == "thinking", h.text
+                    t = api.post(f"/api/v1/games/{gid}/settings", json={"think_ms": 1500},
+                                 headers={"X-Player-Token": token})
+                    assert t.status_code == 200, t.text
+                    changed = True
+            elif m["type"] == "state" and m["state"]["ply"] == 2:
+                final = m["state"]
+                break
+    assert depths == sorted(set(depths)), f"the search started again: depths {depths}"
+    assert final["hints_on"] is True and final["think_ms"] == 1500 and final["last_search"]["depth"] == depths[-1]
+
+
 def test_bridge_against_the_engine(gateway):
     b = BridgeClient(gateway.bridge_port)
     try:

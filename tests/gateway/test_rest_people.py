@@ -99,27 +99,70 @@ def test_undo_hints_and_replay(client):
     gid, red, yellow = new_pvp(client)
     for col, tok in [(4, red), (4, yellow), (5, red)]:
         play(client, gid, tok, col)
-    # Yellow is to move: its undo takes back red's move and its own.
-    s = client.post(f"/api/v1/games/{gid}/undo", headers={"X-Player-Token": yellow}).json()
-    assert s["moves"] == [4] and s["to_move"] == "yellow"
+    # Between people a player takes back only their own last move, before the other replied.
     r = client.post(f"/api/v1/games/{gid}/undo", headers={"X-Player-Token": yellow})
-    assert r.status_code == 409 and error_of(r) == "nothing_to_undo"
-    # Hints: red threatens on the bottom row.
+    assert r.status_code == 409 and error_of(r) == "not_allowed"
+    assert r.json()["state"]["moves"] == [4, 4, 5]
+    s = client.post(f"/api/v1/games/{gid}/undo", headers={"X-Player-Token": red}).json()
+    assert s["moves"] == [4, 4] and s["to_move"] == "red"
+    r = client.post(f"/api/v1/games/{gid}/undo", headers={"X-Player-Token": red})
+    assert r.status_code == 409 and error_of(r) == "not_allowed"
+    # Replay would rewrite the other player's moves too.
+    r = client.post(f"/api/v1/games/{gid}/replay", json={"moves": "1 1"}, headers={"X-Player-Token": yellow})
+    assert r.status_code == 409 and error_of(r) == "not_allowed"
+    assert client.get(f"/api/v1/games/{gid}").json()["moves"] == [4, 4]
+    # A finished game between people stays finished.
+    for col, tok in [(5, red), (5, yellow), (6, red), (6, yellow), (7, red)]:
+        play(client, gid, tok, col)
+    r = client.post(f"/api/v1/games/{gid}/undo", headers={"X-Player-Token": red})
+    assert r.status_code == 409 and error_of(r) == "game_over"
+
+    # Before the invite is used, the creator sets a position up with replay.
+    made = client.post("/api/v1/games", json={"opponent": "human"}).json()
+    gid, red = made["state"]["id"], made["token"]
     s = client.post(f"/api/v1/games/{gid}/replay", json={"moves": "4 4 5 5 6"},
                     headers={"X-Player-Token": red}).json()
     assert s["moves"] == [4, 4, 5, 5, 6] and s["to_move"] == "yellow"
+    yellow = client.post(f"/api/v1/games/{gid}/join", json={"invite": made["invite"]}).json()["token"]
+    # Hints: red threatens on the bottom row.
     s = client.post(f"/api/v1/games/{gid}/hints", json={"on": True}, headers={"X-Player-Token": yellow}).json()
     assert s["hints_on"] is True
     assert s["hints"]["must_block"] == [3, 7]
     assert s["hints"]["next_row"] == [1, 1, 1, 3, 3, 2, 1]
     assert set(s["hints"]["losing_moves"]) == {1, 2, 3, 4, 5, 6, 7}
+    # Red's own last move, not yet replied to, can be taken back.
+    s = client.post(f"/api/v1/games/{gid}/undo", headers={"X-Player-Token": red}).json()
+    assert s["moves"] == [4, 4, 5, 5]
+
+    solo = client.post("/api/v1/games", json={"opponent": "human"}).json()
+    gid, red = solo["state"]["id"], solo["token"]
     bad = client.post(f"/api/v1/games/{gid}/replay", json={"moves": "4 4 4 4 4 4 4"},
                       headers={"X-Player-Token": red})
     assert bad.status_code == 400 and error_of(bad) == "full_column"
     assert "move 7" in bad.json()["error"]["message"]
-    assert client.get(f"/api/v1/games/{gid}").json()["moves"] == [4, 4, 5, 5, 6]
+    assert client.get(f"/api/v1/games/{gid}").json()["moves"] == []
     notation = client.post(f"/api/v1/games/{gid}/replay", json={"moves": "x y z"}, headers={"X-Player-Token": red})
     assert notation.status_code == 400
+
+
+def test_settings_changes_at_once_conflict_with_the_state(client):
+    """Changes that race each other: every conflict answer carries the game's state."""
+    gid, red, yellow = new_pvp(client)
+    play(client, gid, red, 4)
+
+    def change(i):
+        tok = red if i % 2 else yellow
+        if i % 3 == 0:
+            return client.post(f"/api/v1/games/{gid}/hints", json={"on": bool(i % 2)}, headers={"X-Player-Token": tok})
+        return client.post(f"/api/v1/games/{gid}/settings", json={"think_ms": 100 + i}, headers={"X-Player-Token": tok})
+
+    with cf.ThreadPoolExecutor(16) as pool:
+        replies = list(pool.map(change, range(48)))
+    for r in replies:
+        assert r.status_code in (200, 409), r.text
+        if r.status_code == 409:
+            assert error_of(r) == "conflict" and r.json()["state"]["id"] == gid
+    assert client.get(f"/api/v1/games/{gid}").json()["moves"] == [4]
 
 
 def open_columns_that_do_not_end_the_game(state: dict) -> list[int]:
