@@ -8,7 +8,7 @@ import logging
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Query, Request, Response, WebSocket, WebSocketDisconnect
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from redis.exceptions import RedisError
 
 from .errors import GameError
@@ -42,7 +42,12 @@ ERRORS = {
 }
 
 
-class CreateGame(BaseModel):
+class Body(BaseModel):
+    # JSON types as documented: true is not the number 1, "yes" is not true, 7.0 is not 7.
+    model_config = ConfigDict(strict=True)
+
+
+class CreateGame(Body):
     width: int = Field(7, description="columns")
     height: int = Field(6, description="rows")
     k: int = Field(4, description="stones in a row that win")
@@ -55,27 +60,27 @@ class CreateGame(BaseModel):
     player: Literal["human", "llm"] = "human"
 
 
-class MoveBody(BaseModel):
+class MoveBody(Body):
     column: int | str = Field(..., description="1-based column or a letter a..")
     version: int | None = Field(None, description="the version you saw; another version gives conflict")
     wait: bool | None = Field(None, description="false: answer right after your move")
 
 
-class HintsBody(BaseModel):
+class HintsBody(Body):
     on: bool
 
 
-class SettingsBody(BaseModel):
+class SettingsBody(Body):
     think_ms: int = Field(..., description="the opponent's time per move from its next move on, 50..60000")
 
 
-class ReplayBody(BaseModel):
+class ReplayBody(Body):
     moves: list[int | str] | str = Field(..., description="move list in any notation: [4,4,5], \"445\", \"d d e\"")
     engine_starts: bool | None = None
     wait: bool | None = None
 
 
-class JoinBody(BaseModel):
+class JoinBody(Body):
     invite: str
 
 

@@ -23,6 +23,7 @@ from . import api
 from .bridge import Bridge
 from .errors import GameError
 from .games import Games
+from .limits import BodyLimitMiddleware
 from .mcp_server import build_mcp
 from .metrics import GAMES_IN_PLAY, ObservabilityMiddleware
 from .services import Services
@@ -97,6 +98,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         description="Games in Redis; REST, WebSocket, a JSON socket bridge and MCP. See docs/api.md.",
         lifespan=lifespan,
     )
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(ObservabilityMiddleware)
 
     @app.exception_handler(GameError)
@@ -110,7 +112,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(exc.status_code, "http_error")
         return _error(exc.status_code, code, str(exc.detail), request)
 
     async def redis_down(request: Request, exc: Exception):
@@ -151,6 +153,16 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         except Exception:
             pass
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+    @app.get("/mcp", include_in_schema=False)
+    async def mcp_no_stream(request: Request):
+        # Stateless: there is no server-to-client stream to open, and the SDK would
+        # hold the GET open forever. The MCP spec's answer for that is 405.
+        response = _error(405, "method_not_allowed",
+                          "this MCP endpoint is stateless: POST JSON-RPC requests to /mcp; there is no GET stream",
+                          request)
+        response.headers["Allow"] = "POST"
+        return response
 
     # MCP: the SDK's streamable-HTTP endpoint as a route of this app.
     for route in mcp_starlette.routes:

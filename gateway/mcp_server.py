@@ -10,16 +10,26 @@ can play several games and any gateway process knows them.
 from __future__ import annotations
 
 import json
+from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import TextContent
+from pydantic import BeforeValidator
 
 import connect4
 
 from . import model
 from .errors import GameError
 from .metrics import MCP_CALLS
+
+def _not_a_flag(value):
+    if isinstance(value, bool):  # JSON true is not column 1
+        raise ValueError("a whole number is needed, not true or false")
+    return value
+
+
+Number = Annotated[int, BeforeValidator(_not_a_flag)]
 
 INSTRUCTIONS = (
     "Play Connect Four against the platform's engine. Columns are 1..7 from the left. "
@@ -87,7 +97,7 @@ def build_mcp() -> MCPServer:
                           "Optional: game (a name, to play several games), opponent (e.g. engine:1000, minimax:5, "
                           "perfect), think_ms, allow_analysis.", structured_output=False)
     async def connect4_new(engine_starts: bool = False, game: str = "default", opponent: str | None = None,
-                           think_ms: int = 0, allow_analysis: bool = False) -> list[TextContent]:
+                           think_ms: Number = 0, allow_analysis: bool = False) -> list[TextContent]:
         async def go():
             gid, token = await new_game(game, engine_starts, opponent, think_ms, allow_analysis)
             state = await mcp.gateway.get(gid, token)
@@ -114,7 +124,7 @@ def build_mcp() -> MCPServer:
 
     @mcp.tool(description="Drop your disc in column col (1-7, left to right). Returns the board after the engine's "
                           "reply.", structured_output=False)
-    async def connect4_move(col: int, game: str = "default") -> list[TextContent]:
+    async def connect4_move(col: Number, game: str = "default") -> list[TextContent]:
         async def go():
             gid, token = await session(game)
             return _result(await mcp.gateway.move(gid, token, col, wait=True))

@@ -29,5 +29,6 @@ class GatewaySettings(BaseSettings):
     sweep_interval_s: float = 1.0  # how often orphaned opponent turns are looked for
     learn_timeout_s: float = 120.0  # wait for a bookgen worker's learn report, then learning_unavailable
     learn_queue: str = "c4.learn"  # the queue bookgen workers take bookgen.learn from
+    max_body_bytes: int = 1 << 20  # a request body over this is refused with 413 too_large
     workers: int = 1  # HTTP + bridge processes sharing the ports (all state is in Redis)
     log_level: str = "INFO"

@@ -51,6 +51,11 @@ def test_create_join_play_and_win(client):
     ({"column": "z"}, "illegal_column", 400),
     ({"column": None}, "bad_request", 400),
     ({}, "bad_request", 400),
+    ({"column": True}, "bad_request", 400),  # JSON true is not column 1
+    ({"column": 3.0}, "bad_request", 400),
+    ({"column": [3]}, "bad_request", 400),
+    ({"column": 3, "version": True}, "bad_request", 400),
+    ({"column": 3, "wait": "yes"}, "bad_request", 400),
     ({"column": 4, "version": 99}, "conflict", 409),
 ])
 def test_bad_moves_leave_the_game_intact(client, body, code, status):
@@ -93,6 +98,45 @@ def test_every_kind_of_refusal(client):
     assert state["moves"] == [1] * 6 and state["to_move"] == "red"
     assert play(client, gid, red, 2).status_code == 200
     assert client.get("/api/v1/no/such/route").json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize("body", [
+    {"width": True}, {"height": "6"}, {"k": 4.5}, {"hints": "yes"}, {"engine_starts": 1},
+    {"think_ms": False}, {"allow_analysis": "false"}, {"opponent": 5},
+])
+def test_create_takes_json_types_as_documented(client, body):
+    r = client.post("/api/v1/games", json={"opponent": "human", **body})
+    assert r.status_code == 400 and error_of(r) == "bad_request", r.text
+    assert next(iter(body)) in r.json()["error"]["message"]
+
+
+def test_flags_and_numbers_of_a_running_game_are_checked(client):
+    gid, red, _ = new_pvp(client)
+    for route, body in (("hints", {"on": "yes"}), ("hints", {"on": 1}), ("settings", {"think_ms": True}),
+                        ("settings", {"think_ms": "500"}), ("join", {"invite": 7})):
+        r = client.post(f"/api/v1/games/{gid}/{route}", json=body, headers={"X-Player-Token": red})
+        assert r.status_code == 400 and error_of(r) == "bad_request", (route, body, r.text)
+    assert client.get(f"/api/v1/games/{gid}").json()["hints_on"] is False
+
+
+def test_a_huge_body_is_refused_before_it_is_read(client):
+    gid, red, _ = new_pvp(client)
+    big = b'{"moves": "' + b"4" * (2 << 20) + b'"}'
+    r = client.post(f"/api/v1/games/{gid}/replay", content=big,
+                    headers={"X-Player-Token": red, "Content-Type": "application/json"})
+    assert r.status_code == 413 and error_of(r) == "too_large"
+
+    def chunks():  # no Content-Length: counted as it arrives
+        yield b'{"moves": "'
+        for _ in range(40):
+            yield b"4" * 65536
+        yield b'"}'
+
+    r = client.post(f"/api/v1/games/{gid}/replay", content=chunks(),
+                    headers={"X-Player-Token": red, "Content-Type": "application/json"})
+    assert r.status_code == 413 and error_of(r) == "too_large"
+    assert client.get(f"/api/v1/games/{gid}").json()["moves"] == []
+    assert play(client, gid, red, 4).status_code == 200
 
 
 def test_undo_hints_and_replay(client):

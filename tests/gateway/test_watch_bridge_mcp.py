@@ -199,12 +199,18 @@ def test_mcp_over_http(bare_gateway):
             assert json.loads(_texts(s)[1])["id"] == state["id"]
             bad = await mcp.call_tool("connect4_move", {"col": 9, "game": "mcp-a"})
             assert bad.is_error and "illegal_column" in _texts(bad)[0]
+            flag = await mcp.call_tool("connect4_move", {"col": True, "game": "mcp-a"})
+            assert flag.is_error and "not true or false" in _texts(flag)[0]
             off = await mcp.call_tool("connect4_analyze", {"game": "mcp-a"})
             assert off.is_error and "analysis_disabled" in _texts(off)[0]
             return state["id"]
 
     gid = asyncio.run(go())
-    assert httpx.get(f"{bare_gateway.url}/api/v1/games/{gid}").json()["hints_on"] is True
+    game = httpx.get(f"{bare_gateway.url}/api/v1/games/{gid}").json()
+    assert game["hints_on"] is True and game["moves"] == []
+    # Stateless: no GET stream to hang on; the spec's 405 at once.
+    got = httpx.get(f"{bare_gateway.url}/mcp", headers={"Accept": "text/event-stream"}, timeout=10)
+    assert got.status_code == 405 and got.headers["allow"] == "POST"
 
 
 def test_mcp_stdio_bridges_to_the_gateway(bare_gateway):
