@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from c4 import argtypes
+
 WARM_UP = "52753311433677442422121"  # a Test_L2_R1 line: a few hundred nodes
 PONS_SETS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "pons-testsets"
 
@@ -34,10 +36,11 @@ PONS_SETS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "po
 def register(sub) -> None:
     p = sub.add_parser("solver", help="exact solver on a Pons test set", description=__doc__)
     p.add_argument("--set", required=True, help="test set file, or a name like Test_L1_R1")
-    p.add_argument("--n", type=int, default=0, help="first N lines (default all)")
+    p.add_argument("--n", type=argtypes.int_in(0), default=0, help="first N lines (default 0: all)")
     p.add_argument("--weak", action="store_true", help="win/draw/loss only")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--tt-log2", type=int, default=None, help="table of 2**N entries (default 23)")
+    p.add_argument("--tt-log2", type=argtypes.tt_log2, default=None, metavar="N",
+                  help="table of 2**N entries, N in 18..32 (default 23)")
     p.add_argument(
         "--clock", choices=("wall", "cpu"), default="wall",
         help="time a position by wall time (default) or by this process's CPU time (steadier on a loaded machine)",
@@ -86,23 +89,38 @@ def make_backend(args):
 
 def resolve_set(name: str) -> Path:
     path = Path(name)
-    if path.exists():
+    if path.is_file():
         return path
-    if (PONS_SETS / name).exists():
+    if path.exists():
+        raise FileNotFoundError(f"test set {name!r} is not a file")
+    if (PONS_SETS / name).is_file():
         return PONS_SETS / name
     raise FileNotFoundError(f"no test set {name!r} (neither a file nor in {PONS_SETS})")
 
 
 def read_set(path: Path, n: int = 0) -> list[tuple[str, int]]:
-    """The first n (0 = all) `moves score` lines of a Pons test set."""
+    """The first n (0 = all) `moves score` lines of a Pons test set; ValueError
+    naming the first line that is not two fields, digits and a whole number."""
     rows = []
-    for line in path.read_text().splitlines():
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read test set {path}: {exc}") from None
+    for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
-            moves, score = line.split()
-            rows.append((moves, int(score)))
+            fields = line.split()
+            if len(fields) != 2 or not fields[0].isdigit() or not _is_int(fields[1]):
+                raise ValueError(f"{path}, line {number}: not a 'moves score' line of a Pons test set: {line[:60]!r}")
+            rows.append((fields[0], int(fields[1])))
             if n and len(rows) >= n:
                 break
+    if not rows:
+        raise ValueError(f"test set {path} has no positions")
     return rows
+
+
+def _is_int(text: str) -> bool:
+    return text.lstrip("+-").isdigit()
 
 
 def sign(x: int) -> int:
@@ -112,10 +130,10 @@ def sign(x: int) -> int:
 def run(args) -> int:
     try:
         path = resolve_set(args.set)
-    except FileNotFoundError as exc:
+        rows = read_set(path, args.n)
+    except (FileNotFoundError, ValueError) as exc:
         print(f"c4 bench solver: {exc}", file=sys.stderr)
         return 2
-    rows = read_set(path, args.n)
     if args.service:
         return run_service_overhead(args, path, rows)
     backend = make_backend(args)
@@ -178,6 +196,14 @@ def run_service_overhead(args, path: Path, rows) -> int:
     from solver_svc.benchmark import measure
 
     address = None if args.service == "spawn" else args.service
+    if address is not None:
+        from c4.reach import Unreachable, require_serving
+
+        try:
+            require_serving("solver service", address)
+        except Unreachable as exc:
+            print(f"c4 bench solver: {exc}", file=sys.stderr)
+            return 1
     figures = {"set": path.name, **measure([m for m, _ in rows], address, args.tt_log2,
                                             lambda msg: print(f"  {msg}", file=sys.stderr, flush=True))}
     if args.json:

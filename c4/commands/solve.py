@@ -20,6 +20,7 @@ import os
 import sys
 import time
 
+from c4 import argtypes
 from connect4.errors import Connect4Error
 from connect4.geometry import Geometry
 
@@ -39,7 +40,8 @@ def register(sub) -> None:
         p.add_argument("-a", "--analyze", action="store_true", default=analyze, help="score of every column")
         p.add_argument("--size", default="7x6", help="board WIDTHxHEIGHT (default 7x6)")
         p.add_argument("--connect", type=int, default=4, metavar="K", help="line length that wins (default 4)")
-        p.add_argument("--tt-log2", type=int, default=None, help="table of 2**N entries (default 23)")
+        p.add_argument("--tt-log2", type=argtypes.tt_log2, default=None, metavar="N",
+                      help="table of 2**N entries, N in 18..32 (default 23)")
         p.add_argument("--fresh", action="store_true",
                        help="start every line from an empty table (as the benchmark does); "
                             "default: the table is kept across lines")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import time
 
+from c4 import argtypes
 from connect4 import Geometry, Position
 from connect4.errors import Connect4Error
 
@@ -18,7 +19,8 @@ def register(sub) -> None:
     p.add_argument("sizes", nargs="+", help="board sizes like 4x4 5x4 7x6")
     p.add_argument("--connect", type=int, default=4, metavar="K", help="line length that wins (default 4)")
     p.add_argument("--strong", action="store_true", help="also the exact score (slower than win/draw/loss)")
-    p.add_argument("--tt-log2", type=int, default=None, help="table of 2**N entries (default 23)")
+    p.add_argument("--tt-log2", type=argtypes.tt_log2, default=None, metavar="N",
+                  help="table of 2**N entries, N in 18..32 (default 23)")
     p.set_defaults(run=run)
 
 

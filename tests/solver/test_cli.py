@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from c4.main import main
 
 
@@ -129,3 +131,50 @@ def test_warm_start_skips_numba_registries():
     for _ in range(2):  # the first run may compile and fill the cache
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300).stdout
     assert out.splitlines() == ["52753311433677442422121 8", "False"]
+
+
+def _c4(argv, capsys) -> tuple[int, str]:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse refuses a value
+        code = exc.code
+    return code, capsys.readouterr().err
+
+
+@pytest.fixture
+def bad_sets(tmp_path):
+    (tmp_path / "three-fields").write_text("1234 5 6\n")
+    (tmp_path / "not-a-score").write_text("52753311433677442422121 8\n1234 x\n")
+    (tmp_path / "empty").write_text("\n")
+    return tmp_path
+
+
+BAD = [
+    (["values", "4x4", "--tt-log2", "5"], "--tt-log2: must be in 18..32"),
+    (["values", "4x4", "--tt-log2", "40"], "--tt-log2"),
+    (["solve", "--tt-log2", "40", "4453"], "--tt-log2"),
+    (["analyze", "--tt-log2", "x", "4453"], "--tt-log2"),
+    (["bench", "solver", "--set", "Test_L1_R1", "--tt-log2", "99"], "--tt-log2"),
+    (["bench", "solver", "--set", "Test_L1_R1", "--n", "-5"], "--n"),
+    (["bench", "solver", "--set", "/no/such/set"], "no test set '/no/such/set'"),
+    (["bench", "solver", "--set", "{dir}"], "is not a file"),
+    (["bench", "solver", "--set", "{dir}/three-fields"], "line 1: not a 'moves score' line"),
+    (["bench", "solver", "--set", "{dir}/not-a-score"], "line 2: not a 'moves score' line"),
+    (["bench", "solver", "--set", "{dir}/empty"], "has no positions"),
+]
+
+
+@pytest.mark.parametrize("argv,message", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_arguments_are_one_clear_error(argv, message, bad_sets, capsys):
+    code, err = _c4([a.replace("{dir}", str(bad_sets)) for a in argv], capsys)
+    assert code == 2 and message in err and "Traceback" not in err, err
+
+
+def test_bench_against_a_dead_service_fails_at_once(pons_sets, capsys):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, err = _c4(["bench", "solver", "--set", str(pons_sets / "Test_L3_R1"), "--n", "1", "--service", f"127.0.0.1:{port}"], capsys)
+    assert code == 1 and f"cannot reach the solver service at 127.0.0.1:{port}" in err
