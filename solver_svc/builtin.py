@@ -3,7 +3,8 @@ concurrent search, per board size, with deadlines.
 
 Numba has no clock, so a deadline becomes a stop flag: every pooled solver owns
 a one-byte array the search polls, and :class:`Alarm` (one thread for the whole
-process) sets it when the deadline passes. The search then raises
+process) sets it when the deadline passes, and :meth:`Budget.cancel` (a
+client that cancelled or went away) sets it at once. The search then raises
 BudgetExceeded: no unproved value ever leaves here.
 """
 
@@ -71,24 +72,55 @@ class Alarm:
 
 
 NO_LIMIT_S = 1e7  # longer than this is no limit
+CANCEL_POLL_S = 0.05  # how often a request waiting for a free solver looks for a cancel
 
 
 class Budget:
-    """How long and how many nodes a search may take (None: no limit)."""
+    """How long and how many nodes a search may take (None: no limit), and
+    whether the asker still wants the answer: :meth:`cancel` (from any thread,
+    e.g. a gRPC termination callback) sets the stop flag of the search
+    running under this budget, or of the one about to start."""
 
-    __slots__ = ("deadline", "nodes")
+    __slots__ = ("deadline", "nodes", "_cancelled", "_flags", "_lock")
 
     def __init__(self, seconds: float | None = None, nodes: int = 0):
         if seconds is not None and seconds > NO_LIMIT_S:
             seconds = None  # gRPC reports "no deadline" as a huge time remaining
         self.deadline = None if seconds is None else time.monotonic() + max(0.0, seconds)
         self.nodes = nodes
+        self._cancelled = False
+        self._flags: list[np.ndarray] = []
+        self._lock = threading.Lock()
 
     def left(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.monotonic()
 
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        """Stop the search now; later searches under this budget stop at once."""
+        with self._lock:
+            self._cancelled = True
+            for flag in self._flags:
+                flag[0] = 1
+
+    @contextmanager
+    def watching(self, flag: np.ndarray):
+        """While inside, :meth:`cancel` sets ``flag`` (at once when already cancelled)."""
+        with self._lock:
+            self._flags.append(flag)
+            if self._cancelled:
+                flag[0] = 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._flags.remove(flag)
+
     def __repr__(self) -> str:
-        return f"Budget(left={self.left()}, nodes={self.nodes})"
+        return f"Budget(left={self.left()}, nodes={self.nodes}, cancelled={self._cancelled})"
 
 
 class _Slot:
@@ -122,24 +154,37 @@ class SolverPool:
     @contextmanager
     def _slot(self, g: Geometry, budget: Budget):
         pool = self._pool(g)
-        left = budget.left()
-        try:
-            slot = pool.get(timeout=None if left is None else max(0.0, left))
-        except queue.Empty:
-            raise BudgetExceeded(0, "deadline (every solver stayed busy)") from None
+        slot = self._wait_for_slot(pool, budget)
         slot.stop[0] = 0
         handle = None
         if budget.deadline is not None:
             handle = self.alarm.set(slot.stop, budget.deadline)
         BUSY.inc()
         try:
-            yield slot
+            with budget.watching(slot.stop):
+                yield slot
         finally:
             BUSY.dec()
             if handle is not None:
                 self.alarm.cancel(handle)
             NODES.inc(slot.solver.last_nodes)
             pool.put(slot)
+
+    @staticmethod
+    def _wait_for_slot(pool: queue.Queue, budget: Budget) -> _Slot:
+        """A free solver, waiting while every one is busy: until the deadline,
+        or until the budget is cancelled (looked at every CANCEL_POLL_S)."""
+        while True:
+            if budget.cancelled:
+                raise BudgetExceeded(0, "cancel (before a solver was free)")
+            left = budget.left()
+            if left is not None and left <= 0:
+                raise BudgetExceeded(0, "deadline (every solver stayed busy)")
+            wait = CANCEL_POLL_S if left is None else min(CANCEL_POLL_S, left)
+            try:
+                return pool.get(timeout=wait)
+            except queue.Empty:
+                continue
 
     def solve(self, pos, budget: Budget, weak: bool = False):
         """SolveResult; BudgetExceeded when the budget runs out."""

@@ -4,7 +4,8 @@ Columns become 0-based here and 1-based again on the way out (the one
 converter of this adapter). Status codes: INVALID_ARGUMENT for a position
 that is not one (bad size, illegal move, finished game), DEADLINE_EXCEEDED
 when the deadline or node budget runs out before a proof (BestMove answers
-``proven=false`` instead).
+``proven=false`` instead). A cancelled RPC (or a client gone) stops its
+search at once through the budget's stop flag.
 """
 
 from __future__ import annotations
@@ -98,13 +99,24 @@ class SolverService(solver_pb2_grpc.SolverServiceServicer):
 
     # -- helpers -----------------------------------------------------------------
     def _budget(self, context, deadline_ms: int, nodes: int = 0) -> Budget:
+        """The request's budget; the RPC's end (a cancel, a client gone, the
+        deadline, a server stopping) cancels it, which stops its search."""
         limits = []
         if deadline_ms:
             limits.append(deadline_ms / 1000.0)
         remaining = context.time_remaining()
         if remaining is not None:
             limits.append(remaining - self.margin)
-        return Budget(min(limits) if limits else None, nodes)
+        budget = Budget(min(limits) if limits else None, nodes)
+        if not context.add_callback(budget.cancel):
+            budget.cancel()  # the RPC has already ended
+        return budget
+
+    @staticmethod
+    def _unproved(context, budget: Budget, exc: Unproved):
+        if budget.cancelled:  # nobody waits for this answer any more
+            context.abort(grpc.StatusCode.CANCELLED, "the request was cancelled")
+        context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no proof within the budget: {exc}")
 
     def _position(self, request, context) -> Position:
         try:
@@ -122,7 +134,7 @@ class SolverService(solver_pb2_grpc.SolverServiceServicer):
         try:
             v = self.oracle.solve(pos, budget, weak=request.weak)
         except Unproved as exc:
-            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no proof within the budget: {exc}")
+            self._unproved(context, budget, exc)
         return solver_pb2.SolveResponse(
             score=v.score, nodes=v.nodes, proven=True, source=v.source, weak=v.weak,
             elapsed_ms=(time.perf_counter() - started) * 1000.0,
@@ -136,7 +148,7 @@ class SolverService(solver_pb2_grpc.SolverServiceServicer):
         try:
             a = self.oracle.analyze(pos, budget)
         except Unproved as exc:
-            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no proof within the budget: {exc}")
+            self._unproved(context, budget, exc)
         return solver_pb2.AnalyzeResponse(
             columns=[solver_pb2.ColumnScore(column=c + 1, score=s) for c, s in enumerate(a.scores)],
             nodes=a.nodes, source=a.source, elapsed_ms=(time.perf_counter() - started) * 1000.0,
