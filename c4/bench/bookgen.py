@@ -19,27 +19,32 @@ import tempfile
 import time
 from pathlib import Path
 
-PONS_SETS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "pons-testsets"
+from c4 import argtypes
 
 
 def register(sub) -> None:
     p = sub.add_parser("bookgen", help="bookgen throughput with 1 and 2 workers", description=__doc__)
     p.add_argument("--set", default="Test_L1_R2", help="Pons test set name or file (default Test_L1_R2)")
-    p.add_argument("--n", type=int, default=40, help="positions in the batch (default 40)")
-    p.add_argument("--workers", default="1,2", help="worker counts to measure (default 1,2)")
+    p.add_argument("--n", type=argtypes.int_in(1), default=40, help="positions in the batch (default 40)")
+    p.add_argument("--workers", type=argtypes.int_list(1, 64), default="1,2",
+                   help="worker counts to measure (default 1,2)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 
 
 def _batch(name: str, n: int) -> list[str]:
-    path = Path(name) if Path(name).exists() else PONS_SETS / name
-    out = []
-    for line in path.read_text().splitlines():
-        if line.strip():
-            out.append(line.split()[0])
-        if len(out) == n:
-            break
-    return out
+    """The moves of the first ``n`` lines of a Pons test set; ValueError for a
+    missing or bad set, or one with fewer than ``n`` positions."""
+    from .solver import read_set, resolve_set
+
+    try:
+        path = resolve_set(name)
+    except FileNotFoundError as exc:
+        raise ValueError(str(exc)) from None
+    rows = read_set(path, n)
+    if len(rows) < n:
+        raise ValueError(f"--n {n}: test set {name} has only {len(rows)} positions")
+    return [moves for moves, _ in rows]
 
 
 def measure(url: str, batch: list[str], workers: int, log_dir: Path) -> float:
@@ -83,8 +88,12 @@ def measure(url: str, batch: list[str], workers: int, log_dir: Path) -> float:
 def run(args) -> int:
     from books.bookgen.workers import LocalRedis
 
-    batch = _batch(args.set, args.n)
-    counts = [int(x) for x in args.workers.split(",")]
+    try:
+        batch = _batch(args.set, args.n)
+    except ValueError as exc:
+        print(f"c4 bench bookgen: {exc}", file=sys.stderr)
+        return 2
+    counts = args.workers
     tmp = Path(tempfile.mkdtemp(prefix="c4-bench-bookgen-"))
     server = LocalRedis(tmp / "redis").start()
     try:

@@ -14,13 +14,20 @@ import json
 import sys
 import time
 
+from c4 import argtypes
+
+BENCH_POSITIONS = 100  # the fixed set of engine_svc.benchset the figures are quoted on
+
 
 def register(sub) -> None:
     p = sub.add_parser("engine", help="engine search speed (nodes/s) and depth reached in 0.5 s / 2 s",
                        description=__doc__)
-    p.add_argument("--depth", type=int, default=12, help="fixed depth of the nodes/s run (default 12)")
-    p.add_argument("--positions", type=int, default=100, help="number of middle-game positions (default 100)")
-    p.add_argument("--tt-mb", type=float, default=64.0)
+    p.add_argument("--depth", type=argtypes.int_in(1, 42), default=12,
+                   help="fixed depth of the nodes/s run, 1..42 (default 12)")
+    p.add_argument("--positions", type=argtypes.int_in(1, BENCH_POSITIONS, note=" (the fixed set)"),
+                   default=BENCH_POSITIONS,
+                   help=f"the first N of the {BENCH_POSITIONS} fixed middle-game positions (default all)")
+    p.add_argument("--tt-mb", type=argtypes.table_mb, default=64.0, help="table size in MB (default 64)")
     p.add_argument("--driver", choices=("mtdf", "pvs"), default="mtdf")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)

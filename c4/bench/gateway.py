@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from c4 import argtypes
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -34,8 +36,8 @@ def register(sub) -> None:
                        description=__doc__)
     p.add_argument("--url", default="http://127.0.0.1:8000", help="gateway HTTP address")
     p.add_argument("--bridge", default="127.0.0.1:4444", help="gateway bridge address")
-    p.add_argument("--games", type=int, default=2, help="games played at once (default %(default)s)")
-    p.add_argument("--seconds", type=float, default=10.0, help="measured time per run (default %(default)s)")
+    p.add_argument("--games", type=argtypes.int_in(1, 1000), default=2, help="games played at once (default %(default)s)")
+    p.add_argument("--seconds", type=argtypes.float_in(0, lo_open=True), default=10.0, help="measured time per run (default %(default)s)")
     p.add_argument("--opponent", default="random", help="opponent spec (default %(default)s)")
     p.add_argument("--only", choices=("rest", "bridge"), help="run one of the two")
     p.add_argument("--start", action="store_true", help="start redis-server, engine service and gateway first")

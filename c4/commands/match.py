@@ -6,16 +6,21 @@ import json
 import sys
 import time
 
+from c4 import argtypes
+
 
 def register(sub) -> None:
     p = sub.add_parser("match", help="play a match between two engine ladder players (paired random openings)")
     p.add_argument("a", help="player spec, e.g. minimax:5")
     p.add_argument("b", help="player spec, e.g. greedy")
-    p.add_argument("--games", type=int, default=200, help="number of games, played in pairs (default 200)")
-    p.add_argument("--opening-plies", type=int, default=4, help="random plies before the players take over")
+    p.add_argument("--games", type=argtypes.even_games, default=200,
+                   help="number of games, even: each opening is played from both seats (default 200)")
+    p.add_argument("--opening-plies", type=argtypes.int_in(0, 41), default=4,
+                   help="random plies before the players take over, 0..41 (default 4)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--budget-ms", type=float, default=None, help="overrides engine:MS budgets")
-    p.add_argument("--tt-mb", type=float, default=64.0, help="table size of engine players")
+    p.add_argument("--budget-ms", type=argtypes.float_in(0, lo_open=True), default=None,
+                   help="overrides engine:MS budgets (milliseconds, more than 0)")
+    p.add_argument("--tt-mb", type=argtypes.table_mb, default=64.0, help="table size of engine players in MB (default 64)")
     p.add_argument("--books", default="none",
                    help="move books of engine players: comma-separated paths, 'default' (the shipped "
                         "opening and corrective books, whichever exist) or 'none' (default)")
@@ -34,13 +39,22 @@ def run(args) -> int:
         except InvalidSpec as exc:
             print(f"c4 match: {exc}", file=sys.stderr)
             return 2
+    from connect4.openings import random_openings
     from engine_svc.books import DEFAULT_BOOKS, BookSet
 
+    from c4.bookpaths import BookPathError, explicit_book_paths
+
+    try:
+        random_openings(args.games // 2, args.opening_plies, args.seed)  # cheap: refuses impossible openings now
+        paths = explicit_book_paths(args.books, "--books")
+    except (ValueError, BookPathError) as exc:
+        print(f"c4 match: {exc}", file=sys.stderr)
+        return 2
     books = None
     if args.books.strip().lower() == "default":
         books = BookSet(DEFAULT_BOOKS)
-    elif args.books.strip().lower() not in ("", "none"):
-        books = BookSet([p.strip() for p in args.books.split(",") if p.strip()])
+    elif paths:
+        books = BookSet(paths)
     start = time.perf_counter()
 
     def progress(n, record, result):

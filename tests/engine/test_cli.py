@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from c4.main import main
 
 
@@ -23,3 +25,32 @@ def test_c4_bench_engine_json(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["positions"] == 3 and out["nodes"] > 0 and out["nodes_per_s"] > 0
     assert out["depth_500ms"] >= 1 and out["depth_2000ms"] >= out["depth_500ms"] - 1
+
+
+def _c4(argv, capsys) -> tuple[int, str]:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse refuses a value
+        code = exc.code
+    return code, capsys.readouterr().err
+
+
+BAD = [
+    (["match", "random", "greedy", "--games", "3"], "--games: must be even"),
+    (["match", "random", "greedy", "--games", "-4"], "--games"),
+    (["match", "random", "greedy", "--opening-plies", "60"], "--opening-plies"),
+    (["match", "random", "greedy", "--tt-mb", "0"], "--tt-mb"),
+    (["match", "random", "greedy", "--budget-ms", "-5"], "--budget-ms"),
+    (["match", "random", "greedy", "--budget-ms", "inf"], "--budget-ms"),
+    (["match", "random", "greedy", "--books", "/no/such/book.txt"], "--books"),
+    (["bench", "engine", "--positions", "500"], "--positions: must be in 1..100"),
+    (["bench", "engine", "--positions", "0"], "--positions"),
+    (["bench", "engine", "--tt-mb", "0"], "--tt-mb"),
+    (["bench", "engine", "--depth", "0"], "--depth"),
+]
+
+
+@pytest.mark.parametrize("argv,message", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_arguments_are_one_clear_error(argv, message, capsys):
+    code, err = _c4(argv, capsys)
+    assert code == 2 and message in err and "Traceback" not in err, err
