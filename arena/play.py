@@ -1,9 +1,11 @@
 """A game in the terminal: any two of ``you`` (a person typing) and player specs.
 
 A person types a column as a letter (``d``), a 1-based number (``4``) or a
-cell (``d3``: column d, and the stone must land on row 3). ``help`` shows
-this, ``quit`` ends the game. Bad input gets a message saying what was wrong
-and a new prompt; the game is never lost to a typo. After each engine move
+cell (``d3``: column d, and the stone must land on row 3). ``?`` or ``help``
+shows this, ``quit``, ``exit`` or ``:q`` ends the game. No command is a
+single letter: every letter is a column on a board wide enough (``h`` on 8
+columns, ``q`` on 17). Bad input gets a message saying what was wrong and a
+new prompt; the game is never lost to a typo. After each engine move
 its search figures are shown (depth, score, nodes, time, principal
 variation, book and proof flags).
 """
@@ -20,8 +22,10 @@ from .board import disc, render
 from .players import ArenaPlayer, MoveInfo, PlayerError
 
 HUMAN = "you"
-QUIT = {"q", "quit", "exit"}
-HELP = {"h", "help", "?"}
+# Never a single letter: on a wide board every letter is a column.
+QUIT = {"quit", "exit", ":q"}
+HELP = {"help", "?"}
+COMMANDS_HINT = "? for help, quit to stop"
 
 
 class Quit(Exception):
@@ -40,7 +44,7 @@ def parse_human_move(text: str, pos: Position) -> int:
     if m:
         col = LETTERS.index(m.group(1))
         if col >= g.width:
-            raise ValueError(f"column {m.group(1)!r} is not on this board: columns are a–{last}")
+            raise ValueError(f"column {m.group(1)!r} is not on this board: columns are a–{last} ({COMMANDS_HINT})")
         row = m.group(2)
     elif t.isdigit():
         col = int(t) - 1
@@ -48,7 +52,7 @@ def parse_human_move(text: str, pos: Position) -> int:
             raise ValueError(f"column {t} is off the board: columns are 1–{g.width}")
         row = None
     else:
-        raise ValueError(f"{text.strip()!r} is not a move: {usage}")
+        raise ValueError(f"{text.strip()!r} is not a move: {usage} ({COMMANDS_HINT})")
     if pos.height(col) >= g.height:
         raise ValueError(f"column {LETTERS[col]} is full: choose another")
     if row is not None:
@@ -116,7 +120,7 @@ def _ask(pos: Position, label: str, inp, out, say) -> int:
             raise Quit("quit")
         if text.lower() in HELP:
             say(f"moves: a column letter a–{LETTERS[pos.geometry.width - 1]}, a number 1–{pos.geometry.width}, "
-                "or a cell like d3 (the stone must land there); quit ends the game")
+                "or a cell like d3 (the stone must land there); quit, exit or :q ends the game")
             continue
         try:
             return parse_human_move(text, pos)

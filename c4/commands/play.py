@@ -9,9 +9,10 @@ def register(sub) -> None:
     p = sub.add_parser(
         "play",
         help="play a game in the terminal: you against a player, or two players",
-        description="A game in the terminal. Each PLAYER is 'you' (type moves: a letter d, a number 4 or a cell d3) "
-        "or a player spec (random, greedy, gated, easy, medium, hard, minimax:D, mcts:N, engine:MS, perfect). "
-        "Colours when the output is a terminal and NO_COLOR is unset.",
+        description="A game in the terminal. Each PLAYER is 'you' (type moves: a letter d, a number 4 or a cell d3; "
+        "'?' or 'help' for help, 'quit' or ':q' to stop) or a player spec (random, greedy, gated, easy, medium, hard, "
+        "minimax:D, mcts:N, engine:MS, perfect). The perfect player plays from the shipped books where they have "
+        "the position, as the solver service does. Colours when the output is a terminal and NO_COLOR is unset.",
     )
     p.add_argument("first", metavar="PLAYER", help="the first player: you or a spec")
     p.add_argument("second", metavar="PLAYER", help="the second player: you or a spec")
@@ -21,6 +22,9 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--engine-books", default="default",
                    help="books of an engine player on 7x6: default (opening + corrective), none, or paths")
+    p.add_argument("--books", default="default",
+                   help="books of the perfect player: default (the shipped books/, as the solver service), none, "
+                        "or paths (comma separated)")
     p.add_argument("--colour", "--color", dest="colour", choices=["auto", "always", "never"], default="auto")
     p.set_defaults(run=run)
 
@@ -43,8 +47,15 @@ def run(args) -> int:
         return fail(str(exc))
     if start.is_over:
         return fail(f"the game after {args.start!r} is already over")
+    from c4.bookpaths import BookPathError, explicit_book_paths
+
+    try:
+        explicit_book_paths(args.books, "--books")
+        explicit_book_paths(args.engine_books, "--engine-books")
+    except BookPathError as exc:
+        return fail(str(exc))
     engine_books = args.engine_books if geometry.is_standard else "none"
-    factory = PlayerFactory(geometry, engine_books=engine_books)
+    factory = PlayerFactory(geometry, books=_perfect_books(args), engine_books=engine_books)
     seats = []
     for i, name in enumerate((args.first, args.second)):
         if name.strip().lower() == HUMAN:
@@ -66,3 +77,14 @@ def run(args) -> int:
     finally:
         factory.close()
     return 0
+
+
+def _perfect_books(args):
+    """The perfect player's BookSet (books.lookup), loaded only when a seat is perfect."""
+    if not any(s.strip().lower().split(":")[0] == "perfect" for s in (args.first, args.second)):
+        return None
+    if args.books.strip().lower() in ("none", "off", ""):
+        return None
+    from books.lookup import BookSet
+
+    return BookSet.load(None if args.books.strip().lower() == "default" else args.books)

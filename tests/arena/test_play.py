@@ -72,6 +72,22 @@ def test_two_people_game_to_a_win_with_bad_input_in_between():
     assert "moves: 4545454" in text
 
 
+def test_h_and_q_are_columns_on_wide_boards_and_commands_are_words():
+    """On 8 columns h is a move, not help; q is the 17th column's letter, never quit."""
+    wide = Geometry(8, 7)
+    out = io.StringIO()
+    with pytest.raises(Quit, match="quit"):
+        play_terminal([Seat(HUMAN, None), Seat(HUMAN, None)], Position(wide), io.StringIO("h\nq\n?\nhelp\n:q\n"), out)
+    text = out.getvalue()
+    assert "● you plays h" in text
+    assert "column 'q' is not on this board: columns are a–h (? for help, quit to stop)" in text
+    assert text.count("quit, exit or :q ends the game") == 2
+    assert parse_human_move("q", Position(Geometry(17, 2, 3))) == 16
+    for word in ("quit", "exit", "QUIT"):
+        with pytest.raises(Quit):
+            play_terminal([Seat(HUMAN, None), Seat(HUMAN, None)], Position(), io.StringIO(word + "\n"), io.StringIO())
+
+
 def test_input_ending_abandons_the_game():
     with pytest.raises(Quit):
         play_terminal([Seat(HUMAN, None), Seat(HUMAN, None)], Position(), io.StringIO("d\n"), io.StringIO())
