@@ -79,13 +79,14 @@ def _play_slot(slot: GameSlot, opening: list[int]) -> GameRecord:
 
 
 # -- driver --------------------------------------------------------------------
-def run_arena(cfg: ArenaConfig, progress_stream=sys.stderr) -> dict:
-    """Play every game; returns the raw results (config, openings, games) as a dict."""
+def run_arena(cfg: ArenaConfig, progress_stream=None) -> dict:
+    """Play every game; returns the raw results (config, openings, games) as a dict.
+    Progress goes to ``progress_stream``, default the ``sys.stderr`` of the call."""
     if len(cfg.players) < 2:
         raise ValueError("an arena needs at least two players")
     openings = random_openings(cfg.games // 2, cfg.opening_plies, cfg.seed, cfg.geometry)
     slots = schedule(cfg.players, cfg.games, openings, cfg.seed, cfg.gauntlet)
-    progress = Progress(len(slots), "games", progress_stream)
+    progress = Progress(len(slots), "games", progress_stream or sys.stderr)
     started = time.time()
     records: list[GameRecord | None] = [None] * len(slots)
     if cfg.workers <= 1:

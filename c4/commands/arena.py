@@ -5,6 +5,8 @@ from __future__ import annotations
 import shlex
 import sys
 
+from c4 import argtypes
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -16,10 +18,12 @@ def register(sub) -> None:
         "minimax:D, easy, medium, hard, mcts:N, engine:MS, perfect[:NODES].",
     )
     p.add_argument("players", nargs="+", metavar="PLAYER", help="player specs, at least two")
-    p.add_argument("--games", type=int, default=20, help="games per pair, even (default 20)")
-    p.add_argument("--opening-plies", type=int, default=4, help="random plies before the players take over (default 4)")
+    p.add_argument("--games", type=argtypes.even_games, default=20,
+                   help="games per pair, even: each opening is played from both seats (default 20)")
+    p.add_argument("--opening-plies", type=argtypes.int_in(0), default=4,
+                   help="random plies before the players take over, fewer than the board's cells (default 4)")
     p.add_argument("--seed", type=int, default=1, help="seed of the openings and the players (default 1)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--workers", type=argtypes.int_in(1, 256), default=1, help="worker processes (default 1)")
     p.add_argument("--via-grpc", metavar="ENGINE_ADDR,SOLVER_ADDR", default=None,
                    help="play through the services instead of in-process, e.g. 127.0.0.1:50051,127.0.0.1:50052")
     p.add_argument("--books", default=None, help="books for the in-process perfect player (files or folders, comma separated)")
@@ -29,7 +33,8 @@ def register(sub) -> None:
                    help="books of in-process engine players: default (opening + corrective), none, or paths (comma separated)")
     p.add_argument("--size", default="7x6", help="board WxH (default 7x6)")
     p.add_argument("--connect", type=int, default=4, help="stones in a row that win (default 4)")
-    p.add_argument("--elo-prior", type=float, default=1.0, help="virtual draws per pair in the Elo fit (default 1)")
+    p.add_argument("--elo-prior", type=argtypes.float_in(0, lo_open=True), default=1.0,
+                   help="virtual draws per pair in the Elo fit, more than 0 (default 1)")
     p.add_argument("--out", default="arena-out", help="folder for games.json, report.md and plots (default arena-out)")
     p.set_defaults(run=run)
 
@@ -54,16 +59,33 @@ def run(args) -> int:
         return fail("give at least two players")
     if len(set(args.players)) != len(args.players):
         return fail("every player may appear once")
-    if args.games < 2 or args.games % 2:
-        return fail(f"--games must be even and at least 2 (each opening is played from both seats), got {args.games}")
-    if args.workers < 1:
-        return fail("--workers must be at least 1")
+    if args.opening_plies >= geometry.cells:
+        return fail(f"--opening-plies must be in 0..{geometry.cells - 1} on a {geometry.name} board, "
+                    f"got {args.opening_plies}")
     if via.in_process:
         for spec in args.players:
             try:
                 check_spec(spec, geometry)
             except PlayerError as exc:
                 return fail(f"player {spec!r}: {exc}")
+    from c4.bookpaths import BookPathError, explicit_book_paths
+    from c4.outputs import OutputError, prepare_dir
+    from c4.reach import Unreachable, require_services
+
+    try:
+        explicit_book_paths(args.books, "--books")
+        explicit_book_paths(args.engine_books, "--engine-books")
+    except BookPathError as exc:
+        return fail(str(exc))
+    try:
+        prepare_dir(args.out)
+    except OutputError as exc:
+        return fail(f"--out: {exc}")
+    try:
+        require_services(via.engine_addr, via.solver_addr)
+    except Unreachable as exc:
+        print(f"c4 arena: {exc}", file=sys.stderr)
+        return 1
     cfg = ArenaConfig(list(args.players), args.games, args.opening_plies, args.seed, args.workers, via, geometry,
                       args.books, args.engine_books, args.gauntlet)
     command = "c4 arena " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if sys.argv[1:2] == ["arena"] else None

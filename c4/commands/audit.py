@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
+from c4 import argtypes
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -16,18 +18,21 @@ def register(sub) -> None:
         "Near the empty board the solver is slow: use --opening-plies (e.g. 12+), --books or --solver-nodes.",
     )
     p.add_argument("player", metavar="PLAYER")
-    p.add_argument("--games", type=int, default=10)
+    p.add_argument("--games", type=argtypes.int_in(1), default=10, help="games to play (default 10)")
     p.add_argument("--opponent", default=None, help="the other side (default: the player itself, both sides audited)")
-    p.add_argument("--opening-plies", type=int, default=12, help="random plies before the game starts (default 12)")
+    p.add_argument("--opening-plies", type=argtypes.int_in(0, 41), default=12,
+                   help="random plies before the game starts, 0..41 (default 12)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--worst", type=int, default=5, help="how many of the worst moves to show with boards")
+    p.add_argument("--worst", type=argtypes.int_in(0), default=5,
+                   help="how many of the worst moves to show with boards (default 5; 0: none)")
     p.add_argument("--books", default=None, help="solver books (files or folders, comma separated)")
     p.add_argument("--engine-books", default="default",
                    help="books of an in-process engine player: default, none, or paths")
-    p.add_argument("--solver-nodes", type=int, default=0,
+    p.add_argument("--solver-nodes", type=argtypes.int_in(0), default=0,
                    help="node budget per position (0 = unlimited); unproved positions are counted and left out")
     p.add_argument("--via-grpc", metavar="ENGINE_ADDR,SOLVER_ADDR", default=None)
-    p.add_argument("--deadline-ms", type=int, default=0, help="solver service deadline per call with --via-grpc")
+    p.add_argument("--deadline-ms", type=argtypes.int_in(0), default=0,
+                   help="solver service deadline per call with --via-grpc (0: the service's own)")
     p.add_argument("--json", dest="json_out", default=None, metavar="FILE", help="write every audited move as JSON")
     p.set_defaults(run=run)
 
@@ -48,12 +53,24 @@ def run(args) -> int:
         via = Via.parse(args.via_grpc)
     except ValueError as exc:
         return fail(str(exc))
-    if args.games < 1:
-        return fail("--games must be at least 1")
-    if not 0 <= args.opening_plies < STANDARD.cells:
-        return fail(f"--opening-plies must be in 0..{STANDARD.cells - 1}")
-    if args.solver_nodes < 0:
-        return fail("--solver-nodes must be >= 0")
+    from c4.bookpaths import BookPathError, explicit_book_paths
+    from c4.outputs import OutputError, check_file
+    from c4.reach import Unreachable, require_services
+
+    try:
+        explicit_book_paths(args.books, "--books")
+        explicit_book_paths(args.engine_books, "--engine-books")
+        if args.json_out:
+            check_file(args.json_out)
+    except BookPathError as exc:
+        return fail(str(exc))
+    except OutputError as exc:
+        return fail(f"--json: {exc}")
+    try:
+        require_services(via.engine_addr, via.solver_addr)
+    except Unreachable as exc:
+        print(f"c4 audit: {exc}", file=sys.stderr)
+        return 1
     books = None
     try:
         if via.engine_addr is None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
+from c4 import argtypes
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -24,11 +26,12 @@ def register(sub) -> None:
                    help="solver books for early positions (files or folders, comma separated; default none)")
     p.add_argument("--engine-books", default="default",
                    help="books of an in-process engine player: default (opening + corrective), none, or paths")
-    p.add_argument("--solver-nodes", type=int, default=0,
+    p.add_argument("--solver-nodes", type=argtypes.int_in(0), default=0,
                    help="node budget of each solver call (0 = unlimited); past it the game stops, unproved")
     p.add_argument("--via-grpc", metavar="ENGINE_ADDR,SOLVER_ADDR", default=None,
                    help="use the services, e.g. 127.0.0.1:50051,127.0.0.1:50052")
-    p.add_argument("--deadline-ms", type=int, default=0, help="solver service deadline per call with --via-grpc")
+    p.add_argument("--deadline-ms", type=argtypes.int_in(0), default=0,
+                   help="solver service deadline per call with --via-grpc (0: the service's own)")
     p.add_argument("--seed", type=int, default=1, help="the player's seed (default 1)")
     p.add_argument("--json", dest="json_out", default=None, metavar="FILE", help="also write the result as JSON")
     p.set_defaults(run=run)
@@ -53,8 +56,24 @@ def run(args) -> int:
         return fail(str(exc))
     if start.is_over:
         return fail(f"the game after {args.start!r} is already over")
-    if args.solver_nodes < 0:
-        return fail("--solver-nodes must be >= 0")
+    from c4.bookpaths import BookPathError, explicit_book_paths
+    from c4.outputs import OutputError, check_file
+    from c4.reach import Unreachable, require_services
+
+    try:
+        explicit_book_paths(args.books, "--books")
+        explicit_book_paths(args.engine_books, "--engine-books")
+        if args.json_out:
+            check_file(args.json_out)
+    except BookPathError as exc:
+        return fail(str(exc))
+    except OutputError as exc:
+        return fail(f"--json: {exc}")
+    try:
+        require_services(via.engine_addr, via.solver_addr)
+    except Unreachable as exc:
+        print(f"c4 versus: {exc}", file=sys.stderr)
+        return 1
     try:
         if via.engine_addr is None and args.player.strip().lower() != "you":
             check_spec(args.player)
