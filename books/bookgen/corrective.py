@@ -305,6 +305,16 @@ def parse_shard(text: str) -> tuple[int, int]:
     return int(i), int(n)
 
 
+def check_counts(g: Geometry, stones: int, min_stones: int, depths: list[int]) -> None:
+    """ValueError naming the option when the audit's bounds make no sense on ``g``."""
+    if not 1 <= stones < g.cells:
+        raise ValueError(f"--stones must be in 1..{g.cells - 1} on a {g.name} board, got {stones}")
+    if not 0 <= min_stones <= stones:
+        raise ValueError(f"--min-stones must be in 0..{stones} (at most --stones), got {min_stones}")
+    if not depths or any(not 1 <= d <= g.cells for d in depths):
+        raise ValueError(f"--depths must be search depths in 1..{g.cells}, got {depths}")
+
+
 def main(args) -> int:
     from connect4.errors import Connect4Error
 
@@ -313,8 +323,9 @@ def main(args) -> int:
     try:
         g = Geometry.parse(args.size)
         start = Position.parse(args.start, g) if getattr(args, "start", "") else None
-        depths = [int(d) for d in args.depths.split(",") if d.strip()]
+        depths = args.depths if isinstance(args.depths, list) else [int(d) for d in args.depths.split(",") if d.strip()]
         shard = parse_shard(getattr(args, "shard", None) or "0/1")
+        check_counts(g, args.stones, args.min_stones, depths)
     except (Connect4Error, ValueError) as exc:
         print(f"c4 bookgen corrective: {exc}", file=sys.stderr)
         return 2

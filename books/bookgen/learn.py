@@ -57,6 +57,8 @@ class LearnReport:
     unproved: list[int] = field(default_factory=list)
     book: str = ""
     plies: list[PlyVerdict] = field(default_factory=list)
+    dry_run: bool = False  # nothing written: ``would_book`` says how many entries would have been
+    would_book: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -91,7 +93,7 @@ def learn_game(moves, g: Geometry, *, engine: str = "auto", book: str | Path | N
     known = known_from_books(known_books if known_books is not None else
                              [settings().opening_book, book_path], g) if g.is_standard else {}
     existing = MoveBook.load(book_path, g) if book_path.exists() else MoveBook(g)
-    report = LearnReport(text, engine, result, "", book=str(book_path))
+    report = LearnReport(text, engine, result, "", book=str(book_path), dry_run=not write)
     from solver_svc.solver import BudgetExceeded
 
     nodes0 = bs.nodes
@@ -124,11 +126,15 @@ def learn_game(moves, g: Geometry, *, engine: str = "auto", book: str | Path | N
     report.unproved.reverse()
     for v in report.threw:  # booked in game order
         pos = Position.from_moves(cols[:v.ply - 1], g)
-        if write and existing.lookup(pos) is None:
-            with BookWriter(book_path) as w:
-                w.move(pos.key(), v.best - 1, known[pos.canonical_key()],
-                       comment=f"learned from {text} (threw {v.threw} at ply {v.ply})")
-            v.booked = True
+        if existing.lookup(pos) is not None:
+            continue  # booked before
+        if not write:
+            report.would_book += 1
+            continue
+        with BookWriter(book_path) as w:
+            w.move(pos.key(), v.best - 1, known[pos.canonical_key()],
+                   comment=f"learned from {text} (threw {v.threw} at ply {v.ply})")
+        v.booked = True
     report.verdict = _sentence(report)
     return report
 
@@ -138,10 +144,14 @@ def learn_game(moves, g: Geometry, *, engine: str = "auto", book: str | Path | N
 def _sentence(r: LearnReport) -> str:
     if r.threw:
         parts = [f"threw {v.threw} at ply {v.ply} (played {v.played}, {v.best} keeps the {v.threw})" for v in r.threw]
-        booked = sum(v.booked for v in r.threw)
         tail = f"; plies {', '.join(map(str, r.unproved))} not proved within the node budget" if r.unproved else ""
-        return (f"the engine ({r.engine}) " + "; ".join(parts)
-                + f"; {booked} new corrective entr{'y' if booked == 1 else 'ies'}" + tail)
+        if r.dry_run:
+            n = r.would_book
+            entries = f"; dry run: {n} new corrective entr{'y' if n == 1 else 'ies'} would be written, none was"
+        else:
+            n = sum(v.booked for v in r.threw)
+            entries = f"; {n} new corrective entr{'y' if n == 1 else 'ies'}"
+        return f"the engine ({r.engine}) " + "; ".join(parts) + entries + tail
     if r.unproved:
         return (f"no mistake of the engine proved; plies {', '.join(map(str, r.unproved))} were too hard "
                 "to prove within the node budget")

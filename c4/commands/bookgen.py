@@ -9,9 +9,10 @@ See docs/bookgen.md.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
+
+from c4 import argtypes
 
 
 def register(sub) -> None:
@@ -21,10 +22,10 @@ def register(sub) -> None:
     op = inner.add_parser("opening", help="the first player's opening book, solved on workers")
     op.add_argument("--size", default="7x6", help="board, e.g. 7x6 or 6x5 (default 7x6)")
     op.add_argument("--k", type=int, default=4, help="line length (default 4)")
-    op.add_argument("--plies", type=int, required=True,
+    op.add_argument("--plies", type=argtypes.int_in(1), required=True,
                     help="depth of the tree below the start: 12 = six moves of the side to move")
     op.add_argument("--start", default="", help="moves to the start position (default: the empty board)")
-    op.add_argument("--local-workers", type=int, default=0, metavar="K",
+    op.add_argument("--local-workers", type=argtypes.int_in(0, 256), default=0, metavar="K",
                     help="start K worker processes here (0: use workers started elsewhere)")
     op.add_argument("--out", help="book file (default books/<size>-opening.txt)")
     op.add_argument("--redis-url", help="default: $REDIS_URL or redis://127.0.0.1:6379/0")
@@ -32,37 +33,38 @@ def register(sub) -> None:
                     help="start a private redis-server with its data in DIR (reruns reuse it)")
     op.add_argument("--fresh", action="store_true", help="forget stored results of this board first")
     op.add_argument("--note", action="append", default=[], help="an extra header line (repeatable)")
-    op.add_argument("--resend-after", type=float, default=None, metavar="S",
+    op.add_argument("--resend-after", type=argtypes.float_in(0, lo_open=True), default=None, metavar="S",
                     help="send a task again when no result came after S seconds (default: the visibility timeout)")
-    op.add_argument("--guess-depth", type=int, default=12, metavar="D",
+    op.add_argument("--guess-depth", type=argtypes.int_in(0, 42), default=12, metavar="D",
                     help="expand unsolved nodes below the engine's depth-D move and send the deepest positions "
                          "first (default 12; 0: expand only below solved moves, roots first)")
     op.add_argument("--worker-logs", help="folder for local worker logs (default: a temporary folder)")
     op.set_defaults(run=run_opening)
 
     wk = inner.add_parser("worker", help="run a bookgen worker in the foreground (REDIS_URL)")
-    wk.add_argument("--concurrency", type=int, default=1, help="pool processes (default 1; one per core)")
+    wk.add_argument("--concurrency", type=argtypes.int_in(1, 256), default=1, help="pool processes (default 1; one per core)")
     wk.add_argument("--loglevel", default="INFO")
     wk.add_argument("--name", default=None, help="worker name (default bookgen-<pid>@<host>)")
     wk.set_defaults(run=run_worker)
 
     co = inner.add_parser("corrective", help="audit the engine's early moves against the solver")
-    co.add_argument("--stones", type=int, required=True, help="audit positions with up to N stones")
-    co.add_argument("--depths", default="12,13", help="fixed engine search depths to audit (default 12,13)")
+    co.add_argument("--stones", type=argtypes.int_in(1), required=True, help="audit positions with up to N stones")
+    co.add_argument("--depths", type=argtypes.int_list(1, 42), default="12,13",
+                    help="fixed engine search depths to audit, each 1..42 (default 12,13)")
     co.add_argument("--size", default="7x6")
     co.add_argument("--out", help="book file (default books/<size>-corrective.txt)")
     co.add_argument("--start", default="", help="audit below this position instead of the empty board")
-    co.add_argument("--along", metavar="BOOK",
+    co.add_argument("--along", metavar="BOOK", type=argtypes.existing_file,
                     help="audit only the positions the engine meets against this opening book's first player")
     co.add_argument("--deviate", action="store_true",
                     help="with --along: the positions after each non-book move of the first player instead")
-    co.add_argument("--min-stones", type=int, default=0, help="skip positions with fewer stones")
-    co.add_argument("--max-seconds", type=float, default=None,
+    co.add_argument("--min-stones", type=argtypes.int_in(0), default=0, help="skip positions with fewer stones")
+    co.add_argument("--max-seconds", type=argtypes.float_in(0, lo_open=True), default=None,
                     help="stop auditing after S seconds and write what was audited (said in the header)")
     co.add_argument("--shard", metavar="I/N", default=None,
                     help="audit every N-th position from the I-th only (one process per shard, each with its own "
                          "--out; a run over their joined journals writes the whole book)")
-    co.add_argument("--books", nargs="*", default=None,
+    co.add_argument("--books", nargs="*", default=None, type=argtypes.existing_file,
                     help="move and analysis books whose exact scores are reused (default: the opening and analysis books of the size)")
     co.add_argument("--note", action="append", default=[], help="an extra header line (repeatable)")
     co.set_defaults(run=run_corrective)
@@ -112,13 +114,14 @@ def run_opening(args) -> int:
     except Connect4Error as exc:
         print(f"c4 bookgen: {exc}", file=sys.stderr)
         return 2
-    if args.plies < 1:
-        print("c4 bookgen: --plies must be at least 1", file=sys.stderr)
-        return 2
-    if args.guess_depth < 0:
-        print("c4 bookgen: --guess-depth must be 0 or more", file=sys.stderr)
-        return 2
+    from c4.outputs import OutputError, check_file
+
     out = Path(args.out) if args.out else BOOK_DIR / f"{g.name}-opening.txt"
+    try:
+        check_file(out)
+    except OutputError as exc:
+        print(f"c4 bookgen: --out: {exc}", file=sys.stderr)
+        return 2
     redis_proc = LocalRedis(args.start_redis).start() if args.start_redis else None
     url = redis_proc.url if redis_proc else _redis_url(args)
     workers = None
@@ -172,5 +175,12 @@ def run_worker(args) -> int:
 
 def run_corrective(args) -> int:
     from books.bookgen.corrective import main as corrective_main
+    from c4.outputs import OutputError, check_file
 
+    if args.out:  # the default, books/<size>-corrective.txt, is the shipped book's place
+        try:
+            check_file(args.out)
+        except OutputError as exc:
+            print(f"c4 bookgen corrective: --out: {exc}", file=sys.stderr)
+            return 2
     return corrective_main(args)

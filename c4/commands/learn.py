@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import sys
 
+from c4 import argtypes
+
 
 def register(sub) -> None:
     p = sub.add_parser("learn", help="learn from a lost game: book the engine's mistakes")
@@ -15,7 +17,8 @@ def register(sub) -> None:
     p.add_argument("--engine", default="auto", choices=["auto", "first", "second"],
                    help="the engine's side (auto: the loser, else second)")
     p.add_argument("--book", help="corrective book to append to (default books/<size>-corrective.txt)")
-    p.add_argument("--node-budget", type=int, default=None, help="solver nodes per ply before 'not proved'")
+    p.add_argument("--node-budget", type=argtypes.int_in(1), default=None,
+                   help="solver nodes per ply before 'not proved' (default 20,000,000)")
     p.add_argument("--dry-run", action="store_true", help="report only, write nothing")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(run=run)
@@ -44,5 +47,5 @@ def run(args) -> int:
         print(f"{report.moves}: {report.result} (engine: {report.engine})")
         print(report.verdict)
         if report.threw:
-            print(f"book: {report.book}")
+            print(f"book: {report.book}" + (" (dry run: not written)" if report.dry_run else ""))
     return 0

@@ -156,9 +156,10 @@ while not pos.is_over:
     pos.play(col)
 blunder = list(pos.moves)
 r1 = learn_game(merit, g, engine="second", book=book, known_books=[])
+r0 = learn_game(blunder, g, engine="second", book=book, known_books=[], write=False)
 r2 = learn_game(blunder, g, engine="second", book=book, known_books=[])
 r3 = learn_game(blunder, g, engine="second", book=book, known_books=[])
-print(json.dumps({"merit": r1.as_dict(), "blunder": r2.as_dict(), "again": r3.as_dict(), "threw_at": threw_at}))
+print(json.dumps({"merit": r1.as_dict(), "dry": r0.as_dict(), "blunder": r2.as_dict(), "again": r3.as_dict(), "threw_at": threw_at}))
 """
 
 
@@ -173,6 +174,11 @@ def test_learn_books_thrown_plies_with_provenance(tmp_path):
     assert r["threw_at"] is not None
     threw = r["blunder"]["threw"]
     assert [v["ply"] for v in threw][0] == r["threw_at"] and threw[0]["booked"]
+    # the dry run before it wrote nothing and said what it would have written
+    dry = r["dry"]
+    assert dry["dry_run"] and dry["would_book"] == len(threw) and not any(v["booked"] for v in dry["threw"])
+    n = len(threw)
+    assert f"dry run: {n} new corrective entr{'y' if n == 1 else 'ies'} would be written" in dry["verdict"]
     text = book.read_text()
     moves = r["blunder"]["moves"]
     assert f"# learned from {moves} (threw {threw[0]['threw']} at ply {r['threw_at']})" in text
