@@ -15,6 +15,13 @@ def new_pvp(client: httpx.Client, **extra):
     return gid, created["token"], joined.json()["token"]
 
 
+def new_solo(client: httpx.Client, **extra):
+    """A game against a person who has not joined yet: its creator may still replay."""
+    r = client.post("/api/v1/games", json={"opponent": "human", **extra})
+    assert r.status_code == 201, r.text
+    return r.json()["state"]["id"], r.json()["token"]
+
+
 def play(client, gid, token, column, **kw):
     return client.post(f"/api/v1/games/{gid}/moves", json={"column": column, **kw},
                        headers={"X-Player-Token": token})

@@ -16,7 +16,7 @@ import tempfile
 import pytest
 
 from connect4 import Position
-from tests.gateway.helpers import error_of, new_pvp, play
+from tests.gateway.helpers import error_of, new_pvp, new_solo, play
 from tests.gateway.test_watch_bridge_mcp import BridgeClient
 
 UNICODE_DIGITS = ["\u00b2", "\u0663", "\uff14"]  # ², Arabic-Indic 3, fullwidth 4: isdigit() but not int()
@@ -50,7 +50,7 @@ def test_unicode_digits_are_clear_errors_over_rest(client, digit):
     assert r.status_code == 400 and error_of(r) == "illegal_column", r.text
     assert f"column '{digit}' is not a column: use 1..7 or a..g" in r.json()["error"]["message"]
     assert client.get(f"/api/v1/games/{gid}").json()["moves"] == [4]
-    gid, red = _unjoined(client)  # replay is refused between people who both sit at the board
+    gid, red = new_solo(client)  # replay is refused between people who both sit at the board
     for moves in (digit, [digit], f"4 {digit}"):
         r = client.post(f"/api/v1/games/{gid}/replay", json={"moves": moves}, headers={"X-Player-Token": red})
         assert r.status_code == 400, r.text
@@ -58,13 +58,8 @@ def test_unicode_digits_are_clear_errors_over_rest(client, digit):
     assert client.get(f"/api/v1/games/{gid}").json()["moves"] == []
 
 
-def _unjoined(client):
-    made = client.post("/api/v1/games", json={"opponent": "human"}).json()
-    return made["state"]["id"], made["token"]
-
-
 def test_letters_past_the_board_and_bad_replay_tokens_say_so_over_rest(client):
-    gid, red = _unjoined(client)
+    gid, red = new_solo(client)
     r = client.post(f"/api/v1/games/{gid}/moves", json={"column": "z"}, headers={"X-Player-Token": red})
     assert r.status_code == 400 and error_of(r) == "illegal_column"
     assert r.json()["error"]["message"] == "column 'z' is not on this 7-wide board: use 1..7 or a..g"

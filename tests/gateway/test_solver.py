@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gateway.helpers import error_of, new_pvp
+from tests.gateway.helpers import error_of, new_solo
 
 pytestmark = pytest.mark.slow  # real services started as subprocesses
 
@@ -21,7 +21,7 @@ def test_analysis_matches_pons_scores(solver_gateway, pons_sets):
 
     with httpx.Client(base_url=solver_gateway.url, timeout=60) as client:
         for moves, score in positions(pons_sets):
-            gid, red, yellow = new_pvp(client)
+            gid, red = new_solo(client)
             r = client.post(f"/api/v1/games/{gid}/replay", json={"moves": moves}, headers={"X-Player-Token": red})
             assert r.status_code == 200, r.text
             a = client.get(f"/api/v1/games/{gid}/analysis")
