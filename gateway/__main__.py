@@ -21,7 +21,7 @@ def main() -> None:
     settings = GatewaySettings()
     configure_logging("gateway", settings.log_level)
     common = dict(host=settings.host, port=settings.port, log_config=None, access_log=False, lifespan="on",
-                  ws_ping_interval=20)
+                  ws_ping_interval=20, ws_max_size=64 * 1024)  # a watcher only sends pings
     if settings.workers > 1:
         # Several processes share the HTTP port (uvicorn) and the bridge port (SO_REUSEPORT);
         # all state is in Redis, so any of them serves any game.
