@@ -5,6 +5,8 @@ The tree lives in preallocated arrays (one node per simulation at most).
 made the move into node n, so a parent picks the child maximising
 ``Q + c * P * sqrt(N_parent) / (1 + N_child)`` with ``P = 1 / legal moves``.
 Reproducible: the kernel seeds numba's generator with the seed it is given.
+A caller stops a search by setting ``stop[0]`` from another thread (numba has
+no clock); the kernel looks at it before every simulation.
 """
 
 from __future__ import annotations
@@ -54,8 +56,9 @@ def mcts_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         return 0
 
     @kernel(tag)
-    def search(cur0, mask0, ply0, sims, seed, c_puct, visits_out):
-        """Run ``sims`` simulations; root children's visit counts go to visits_out."""
+    def search(cur0, mask0, ply0, sims, seed, c_puct, visits_out, stop):
+        """Run ``sims`` simulations; root children's visit counts go to visits_out.
+        Returns the simulations run: fewer than ``sims`` when ``stop[0]`` was set."""
         np.random.seed(seed)
         cap = sims + 2
         ncur = np.zeros(cap, dtype=np.uint64)
@@ -70,7 +73,11 @@ def mcts_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         nmask[0] = mask0
         nply[0] = ply0
         count = 1
+        done = 0
         for _ in range(sims):
+            if stop[0] != 0:
+                break
+            done += 1
             node = 0
             depth = 0
             path[0] = 0
@@ -131,6 +138,6 @@ def mcts_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         for c in range(W):
             ch = child[0, c]
             visits_out[c] = visits[ch] if ch >= 0 else -1
-        return count
+        return done
 
     return SimpleNamespace(search=search, rollout=rollout)

@@ -9,6 +9,11 @@ empty cell; each own stone in the centre column adds ``centre``. ``opp_two``
 weighs blocking more with it and a heavier ``opp_three``. No table,
 no move ordering beyond centre first, no threat analysis: it is meant to be
 beatable.
+
+Numba has no clock: a caller stops a search by setting ``stop[0]`` (a
+one-byte array) from another thread; every node looks at it and returns at
+once, so the values of a stopped search mean nothing (the player raises
+:class:`~engine_svc.players.ladder.Stopped`).
 """
 
 from __future__ import annotations
@@ -83,12 +88,15 @@ def minimax_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         return s
 
     @kernel(tag)
-    def minimax(ai, hu, mask, depth, alpha, beta, maximizing, w, nodes):
-        """Alpha-beta value from the AI's view; nobody has won yet in (ai, hu).
+    def minimax(ai, hu, mask, depth, alpha, beta, maximizing, w, nodes, stop):
+        """Alpha-beta value from the AI's view; nobody has won yet in (ai, hu);
+        0 at once when ``stop[0]`` is set.
 
         ``maximizing`` is an int (1: the AI moves), never a bool literal: numba
         would compile one specialisation per literal, and cached recursive
         specialisations fail to link when loaded."""
+        if stop[0] != 0:
+            return int64(0)  # a stopped search: the caller discards every value
         nodes[0] += 1
         if mask == BOARD:
             return int64(0)
@@ -104,7 +112,7 @@ def minimax_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                 b = possible & COLMASK[ORDER[k]]
                 if b == 0:
                     continue
-                s = minimax(ai | b, hu, mask | b, depth - 1, alpha, beta, maximizing ^ 1, w, nodes)
+                s = minimax(ai | b, hu, mask | b, depth - 1, alpha, beta, maximizing ^ 1, w, nodes, stop)
                 if s > v:
                     v = s
                 if v > alpha:
@@ -120,7 +128,7 @@ def minimax_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
             b = possible & COLMASK[ORDER[k]]
             if b == 0:
                 continue
-            s = minimax(ai, hu | b, mask | b, depth - 1, alpha, beta, maximizing ^ 1, w, nodes)
+            s = minimax(ai, hu | b, mask | b, depth - 1, alpha, beta, maximizing ^ 1, w, nodes, stop)
             if s < v:
                 v = s
             if v < beta:
@@ -130,8 +138,9 @@ def minimax_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         return v
 
     @kernel(tag)
-    def root_values(cur, mask, depth, w, out, nodes):
-        """Exact minimax value of every column (``out``; full columns untouched)."""
+    def root_values(cur, mask, depth, w, out, nodes, stop):
+        """Exact minimax value of every column (``out``; full columns untouched),
+        unless ``stop[0]`` gets set: then ``out`` means nothing."""
         possible = (mask + BOTTOM) & BOARD
         opp = cur ^ mask
         wins = win_cells(cur, mask)
@@ -143,7 +152,8 @@ def minimax_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
             if wins & b:
                 out[c] = WIN_VALUE + depth
             else:
-                out[c] = minimax(cur | b, opp, mask | b, depth - 1, -int64(1 << 40), int64(1 << 40), opponent_moves, w, nodes)
+                out[c] = minimax(cur | b, opp, mask | b, depth - 1, -int64(1 << 40), int64(1 << 40), opponent_moves, w,
+                                 nodes, stop)
 
     return SimpleNamespace(window_eval=window_eval, minimax=minimax, root_values=root_values)
 

@@ -2,7 +2,7 @@
 
     from engine_svc.players import make_player, list_players, InvalidSpec
     player = make_player("minimax:5", geometry=STANDARD, seed=0)
-    result = player.choose(pos, budget_ms=None, on_progress=None)
+    result = player.choose(pos, budget_ms=None, on_progress=None, cancel=None)
 
 ``pos`` is a :class:`connect4.Position` whose game is not over (else
 ``connect4.InvalidPosition``). ``result`` is a
@@ -12,7 +12,9 @@
 'draw' | 'loss'), ``plies_to_end``, ``resign``, ``message``, ``player``.
 ``on_progress(DepthReport)`` is called after every finished depth of the
 engine; ``budget_ms`` only matters to ``engine`` players (it overrides the
-MS of the spec).
+MS of the spec). ``cancel`` (a ``threading.Event``) stops a search from
+another thread: the engine answers from its last finished depth, minimax and
+mcts raise :class:`Stopped`.
 
 Specs, in ladder order (weakest first, as measured in docs/ladder.md):
   random        a uniformly random legal column
@@ -42,6 +44,7 @@ from connect4.geometry import STANDARD, Geometry
 from ..books import BookSet
 from ..minimax import BLOCKER, CASUAL
 from ..search import DepthReport, Engine, SearchResult
+from ..stopping import Stopped
 from .ladder import (
     EnginePlayer,
     GatedPlayer,
@@ -58,6 +61,7 @@ __all__ = [
     "Player",
     "PlayerInfo",
     "SearchResult",
+    "Stopped",
     "list_players",
     "make_player",
     "parse_spec",

@@ -16,6 +16,7 @@ from ..evaluation import eval_kernels
 from ..mcts import C_PUCT, mcts_kernels
 from ..minimax import CASUAL, WIN_VALUE, WindowWeights, minimax_kernels, weights_array
 from ..search import MATE, DepthReport, Engine, SearchResult
+from ..stopping import Stopped, stop_flag
 
 Progress = Callable[[DepthReport], None] | None
 
@@ -48,10 +49,13 @@ class Player:
         self.seed = int(seed)
         self.rng = np.random.default_rng(self.seed)
 
-    def choose(self, pos, budget_ms: float | None = None, on_progress: Progress = None) -> SearchResult:
+    def choose(self, pos, budget_ms: float | None = None, on_progress: Progress = None,
+               cancel: threading.Event | None = None) -> SearchResult:
+        """The move for ``pos``. ``cancel`` (set from another thread) stops a
+        long search: minimax and mcts raise :class:`Stopped` then."""
         _check(pos, self.geometry)
         start = time.perf_counter()
-        result = self._choose(pos, budget_ms, on_progress)
+        result = self._choose(pos, budget_ms, on_progress, cancel)
         if not result.elapsed_ms:
             result.elapsed_ms = (time.perf_counter() - start) * 1000.0
         if not result.pv:
@@ -59,7 +63,7 @@ class Player:
         result.player = self.spec
         return result
 
-    def _choose(self, pos, budget_ms, on_progress) -> SearchResult:  # pragma: no cover - abstract
+    def _choose(self, pos, budget_ms, on_progress, cancel) -> SearchResult:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -69,7 +73,7 @@ class Player:
 class RandomPlayer(Player):
     family = "random"
 
-    def _choose(self, pos, budget_ms, on_progress):
+    def _choose(self, pos, budget_ms, on_progress, cancel=None):
         legal = pos.legal_moves()
         return SearchResult(column=int(legal[self.rng.integers(len(legal))]))
 
@@ -88,7 +92,7 @@ class GreedyPlayer(Player):
 
     family = "greedy"
 
-    def _choose(self, pos, budget_ms, on_progress):
+    def _choose(self, pos, budget_ms, on_progress, cancel=None):
         g = self.geometry
         wins = pos.winning_moves()
         if wins:
@@ -180,7 +184,7 @@ class GatedPlayer(Player):
         super().__init__(spec, geometry, seed)
         self.greedy = GreedyPlayer("greedy", geometry, seed)
 
-    def _choose(self, pos, budget_ms, on_progress):
+    def _choose(self, pos, budget_ms, on_progress, cancel=None):
         proposal = self.greedy._choose(pos, None, None)
         if all(check(pos, proposal.column) for check in CHECKS):
             proposal.message = proposal.message or "greedy move passes the checks"
@@ -224,14 +228,17 @@ class MinimaxPlayer(Player):
         if family:
             self.family = family
 
-    def _choose(self, pos, budget_ms, on_progress):
+    def _choose(self, pos, budget_ms, on_progress, cancel=None):
         legal = pos.legal_moves()
         if self.blunder and self.rng.random() < self.blunder:
             return SearchResult(column=int(legal[self.rng.integers(len(legal))]), message="random move")
         values = np.full(self.geometry.width, np.iinfo(np.int64).min, dtype=np.int64)
         nodes = np.zeros(1, dtype=np.int64)
-        self.kernels.root_values(np.uint64(pos.current), np.uint64(pos.mask), self.depth,
-                                 self.weights, values, nodes)
+        with stop_flag(cancel) as stop:
+            self.kernels.root_values(np.uint64(pos.current), np.uint64(pos.mask), self.depth,
+                                     self.weights, values, nodes, stop)
+        if stop[0]:
+            raise Stopped(f"{self.spec} stopped after {int(nodes[0])} nodes", int(nodes[0]))
         best = max(int(values[c]) for c in legal)
         ties = [c for c in _centre_first(legal, self.geometry) if values[c] == best]
         col = ties[0] if len(ties) == 1 else int(ties[self.rng.integers(len(ties))])
@@ -249,11 +256,14 @@ class MctsPlayer(Player):
         self.simulations = simulations
         self.kernels = mcts_kernels(geometry)
 
-    def _choose(self, pos, budget_ms, on_progress):
+    def _choose(self, pos, budget_ms, on_progress, cancel=None):
         visits = np.zeros(self.geometry.width, dtype=np.int64)
         seed = int(self.rng.integers(1 << 31))
-        self.kernels.search(np.uint64(pos.current), np.uint64(pos.mask), pos.ply, self.simulations,
-                            seed, C_PUCT, visits)
+        with stop_flag(cancel) as stop:
+            done = self.kernels.search(np.uint64(pos.current), np.uint64(pos.mask), pos.ply, self.simulations,
+                                       seed, C_PUCT, visits, stop)
+        if done < self.simulations:
+            raise Stopped(f"{self.spec} stopped after {done} of {self.simulations} simulations", int(done))
         legal = _centre_first(pos.legal_moves(), self.geometry)
         col = max(legal, key=lambda c: visits[c])  # most visited; centre first on ties
         return SearchResult(column=col, nodes=self.simulations,

@@ -114,3 +114,18 @@ def test_matches_are_paired():
     assert m.games[0].opening == m.games[1].opening
     assert m.wins_a + m.wins_b + m.draws == 6
     assert m.wins_a >= 5  # minimax:2 against random
+
+
+@pytest.mark.parametrize("spec", ["minimax:12", "hard", "mcts:1000000"])
+def test_a_cancel_stops_minimax_and_mcts(spec):
+    import threading
+
+    from engine_svc.players import Stopped
+
+    pos = Position.parse("4")
+    cancel = threading.Event()
+    cancel.set()  # set before the search: it stops at its first look
+    with pytest.raises(Stopped, match="stopped after"):
+        make_player(spec, seed=1).choose(pos, cancel=cancel)
+    unset = threading.Event()
+    assert pos.can_play(make_player(spec.replace("1000000", "300"), seed=1).choose(pos, cancel=unset).column)
