@@ -4,7 +4,10 @@ Columns are 1-based on the wire and 0-based inside; this module is the one
 place that converts. Bad positions and specs answer INVALID_ARGUMENT with the
 library's message; a deadline caps the search budget; searches run at once up
 to MAX_CONCURRENT (the numba kernels release the GIL), each with an engine
-(and its table) borrowed from a pool.
+(and its table) borrowed from a pool. Every search, of every player, stops
+when its RPC ends (a cancel, a client gone) or its deadline passes: the
+engine answers from its last depth, minimax and mcts stop at once
+(DEADLINE_EXCEEDED or CANCELLED).
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from connect4 import Connect4Error, Geometry, Position
 
 from .books import BookSet
 from .evaluation import evaluate
-from .players import DEFAULT_ENGINE_MS, InvalidSpec, list_players, make_player, parse_spec
+from .metrics import MOVES, NODES, SEARCH_SECONDS
+from .players import DEFAULT_ENGINE_MS, InvalidSpec, Stopped, list_players, make_player, parse_spec
 from .search import Engine, SearchResult
 from .settings import EngineSettings
 
@@ -36,6 +40,9 @@ OUTCOMES = {
     "draw": engine_pb2.OUTCOME_DRAW,
     "loss": engine_pb2.OUTCOME_LOSS,
 }
+
+
+NO_DEADLINE_S = 1e7  # gRPC reports "no deadline" as a huge time remaining
 
 
 class BadRequest(Exception):
@@ -117,27 +124,58 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         pos = position_from_proto(request.position)
         spec = request.player.strip() or "engine"
         try:
-            parse_spec(spec)
+            name, _ = parse_spec(spec)
         except InvalidSpec as exc:
             raise BadRequest(str(exc)) from None
         budget = self._budget(request, spec, context)
         cancel = threading.Event()
+        timer = None
         if context is not None:
-            context.add_callback(cancel.set)  # the client went away or the deadline passed
-        with self.slots:
-            name, _ = parse_spec(spec)
-            if name == "engine":
-                with self.pool.engine(pos.geometry) as engine:
-                    player = make_player(spec, pos.geometry, seed=request.seed, engine=engine,
-                                         books=None if request.no_book else self.books)
-                    result = player.choose(pos, budget_ms=budget, on_progress=on_progress, cancel=cancel)
-            else:
-                player = make_player(spec, pos.geometry, seed=request.seed)
-                result = player.choose(pos)
-        log.info("move", extra={"player": spec, "moves": len(pos.moves), "column": result.column + 1,
+            context.add_callback(cancel.set)  # the client went away, or the RPC ended otherwise
+            remaining = context.time_remaining()
+            if remaining is not None and remaining < NO_DEADLINE_S:
+                # Every search stops at the deadline (less the margin), whether or
+                # not gRPC has ended the call yet: nobody waits for it after that.
+                timer = threading.Timer(max(0.0, remaining - self.settings.deadline_margin_ms / 1000.0), cancel.set)
+                timer.daemon = True
+                timer.start()
+        started = time.perf_counter()
+        try:
+            with self.slots:
+                if name == "engine":
+                    with self.pool.engine(pos.geometry) as engine:
+                        player = make_player(spec, pos.geometry, seed=request.seed, engine=engine,
+                                             books=None if request.no_book else self.books)
+                        result = player.choose(pos, budget_ms=budget, on_progress=on_progress, cancel=cancel)
+                    result.player = f"engine:{max(1, round(budget))}"  # what played: the budget it had
+                else:
+                    player = make_player(spec, pos.geometry, seed=request.seed)
+                    result = player.choose(pos, cancel=cancel)
+        except Stopped as exc:
+            seconds = time.perf_counter() - started
+            NODES.labels(name).inc(exc.nodes)
+            SEARCH_SECONDS.labels(name).observe(seconds)
+            MOVES.labels(name, "stopped").inc()
+            log.info("move stopped", extra={"player": spec, "moves": len(pos.moves), "nodes": exc.nodes,
+                                            "ms": round(seconds * 1000.0, 1)})
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+        NODES.labels(name).inc(result.nodes)
+        SEARCH_SECONDS.labels(name).observe(time.perf_counter() - started)
+        MOVES.labels(name, "book" if result.book else "search").inc()
+        log.info("move", extra={"player": result.player, "moves": len(pos.moves), "column": result.column + 1,
                                 "depth": result.depth, "nodes": result.nodes, "ms": round(result.elapsed_ms, 1),
                                 "book": result.book, "proven": result.proven})
         return result
+
+    def _stopped(self, context) -> None:
+        """The status of a search stopped before its answer: its deadline, else a cancel."""
+        remaining = context.time_remaining()
+        if remaining is not None and remaining * 1000.0 <= self.settings.deadline_margin_ms:
+            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the move was found")
+        context.abort(grpc.StatusCode.CANCELLED, "the request was cancelled")
 
     # -- RPCs ------------------------------------------------------------------
     def ListPlayers(self, request, context):
@@ -152,6 +190,8 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             return result_to_proto(self._run(request, context))
         except BadRequest as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        except Stopped:
+            self._stopped(context)
 
     def Think(self, request, context):
         updates: queue.Queue = queue.Queue()
@@ -190,6 +230,8 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             exc = box["error"]
             if isinstance(exc, BadRequest):
                 context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            if isinstance(exc, Stopped):
+                self._stopped(context)
             raise exc
         yield engine_pb2.ThinkUpdate(result=result_to_proto(box["result"]))
 

@@ -1,5 +1,8 @@
 """The engine's gRPC service on a real server and a free port."""
 
+import logging
+import time
+
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -97,6 +100,84 @@ def test_deadline_caps_the_budget(stub):
     # engine:60000 would think for a minute; a 1.5 s deadline still gets an answer.
     r = stub.Move(engine_pb2.MoveRequest(position=pos("4"), player="engine:60000", no_book=True), timeout=1.5)
     assert 1 <= r.column <= 7 and r.depth >= 1
+    assert r.player.startswith("engine:") and 1 <= int(r.player.split(":")[1]) <= 750  # the budget it had
+
+
+def test_the_answer_names_the_budget_that_played(stub):
+    for spec, budget_ms, named in (("engine:2000", 300, "engine:300"), ("engine", 250, "engine:250"),
+                                   ("engine:200", 0, "engine:200")):
+        r = stub.Move(engine_pb2.MoveRequest(position=pos("445566"), player=spec, budget_ms=budget_ms))
+        assert r.player == named
+
+
+class MoveLog(logging.Handler):
+    """The engine server's move log lines, with the request id of each."""
+
+    def __init__(self):
+        super().__init__()
+        self.lines: list[tuple[str, str | None, logging.LogRecord]] = []
+
+    def emit(self, record):
+        from servicekit.logs import REQUEST_ID
+
+        self.lines.append((record.getMessage(), REQUEST_ID.get(), record))
+
+    def __enter__(self):
+        server_log = logging.getLogger("engine_svc.server")
+        self._level = server_log.level
+        server_log.addHandler(self)
+        server_log.setLevel(logging.INFO)
+        return self
+
+    def __exit__(self, *exc):
+        server_log = logging.getLogger("engine_svc.server")
+        server_log.removeHandler(self)
+        server_log.setLevel(self._level)
+
+    def wait_for(self, msg: str, rid: str, seconds: float = 10.0):
+        """The record ``msg`` of request ``rid``, waiting for it a bounded time (None: never came)."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            for m, r, record in list(self.lines):
+                if m == msg and r == rid:
+                    return record
+            time.sleep(0.02)
+        return None
+
+
+@pytest.mark.parametrize("spec", ["minimax:12", "mcts:1000000"])
+def test_minimax_and_mcts_stop_at_the_deadline(stub, spec):
+    """Both run for a good fraction of a second from this position; a 50 ms
+    deadline stops them instead of letting them search on for nobody."""
+    rid = f"deadline-{spec}"
+    with MoveLog() as lines:
+        with pytest.raises(grpc.RpcError) as err:
+            stub.Move(engine_pb2.MoveRequest(position=pos("4"), player=spec), timeout=0.05,
+                      metadata=[("x-request-id", rid)])
+        assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        stopped = lines.wait_for("move stopped", rid)
+    assert stopped is not None, [m for m, r, _ in lines.lines if r == rid]  # without a stop: "move", full search
+    assert stopped.player == spec
+
+
+def test_a_cancelled_search_frees_its_slot():
+    """With one search at a time, a cancelled engine:600000 (minutes) must not
+    hold the slot: the next move is answered."""
+    settings = EngineSettings(tt_mb=8, books="none", max_concurrent=1, metrics_port=0)
+    servicer = EngineServicer(settings)
+    server, _, port = build_server("127.0.0.1:0", add_servicer(servicer), max_workers=4)
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            s = engine_pb2_grpc.EngineServiceStub(channel)
+            for spec in ("engine:600000", "mcts:1000000"):
+                call = s.Move.future(engine_pb2.MoveRequest(position=pos("4"), player=spec, no_book=True))
+                time.sleep(0.3)  # searching
+                call.cancel()
+                r = s.Move(engine_pb2.MoveRequest(position=pos("4"), player="greedy"), timeout=15)
+                assert 1 <= r.column <= 7
+    finally:
+        server.stop(0)
 
 
 def test_book_is_read_and_reloaded_when_it_changes(stub):
@@ -182,3 +263,34 @@ def test_request_id_reaches_the_move_log_of_think_and_move(stub, caplog):
     finally:
         logging.getLogger("engine_svc.server").removeHandler(handler)
     assert "think-rid-1" in seen and "move-rid-2" in seen
+
+
+def test_metrics_count_nodes_and_search_time(stub):
+    """/metrics (servicekit's server, the one the service runs) shows the nodes
+    searched and the search seconds; both grow with a move."""
+    import urllib.request
+
+    from servicekit.metrics import start_metrics_server
+
+    port = free_port()
+    start_metrics_server(port)
+
+    def scrape() -> dict[str, float]:
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+        wanted = ('engine_nodes_total{family="engine"}', 'engine_search_seconds_count{family="engine"}',
+                  'engine_search_seconds_sum{family="engine"}', 'engine_moves_total{family="engine",how="search"}')
+        found = {}
+        for line in text.splitlines():
+            name, _, value = line.rpartition(" ")
+            if name in wanted:
+                found[name] = float(value)
+        return found
+
+    before = scrape()
+    r = stub.Move(engine_pb2.MoveRequest(position=pos("4453"), player="engine:100", no_book=True))
+    after = scrape()
+    assert len(after) == 4, after
+    nodes = 'engine_nodes_total{family="engine"}'
+    assert after[nodes] - before.get(nodes, 0.0) == r.nodes > 0
+    assert after['engine_search_seconds_count{family="engine"}'] == before.get('engine_search_seconds_count{family="engine"}', 0.0) + 1
+    assert after['engine_search_seconds_sum{family="engine"}'] > before.get('engine_search_seconds_sum{family="engine"}', 0.0)
