@@ -109,6 +109,15 @@ def test_two_people_through_an_invite_link(page, browser, stack):
         wait_status(friend, "to_move")
         assert sorted(discs(friend)) == expected_discs([4, 4, 3])
         shot(friend, "invited_player")
+        # Between people: only your own last move, before the other replied, comes back.
+        assert page.is_enabled("#undo") and friend.is_disabled("#undo")
+        friend.keyboard.press("u")
+        friend.wait_for_function("document.querySelector('#alert').textContent.includes('own last move')")
+        page.click("#undo")
+        wait_ply(friend, 2)
+        wait_ply(page, 2)
+        friend.wait_for_function("!document.querySelector('#undo').disabled")
+        assert page.is_disabled("#undo")
     finally:
         other.close()
 

@@ -347,9 +347,21 @@ async function play(col) {
   }
 }
 
+/** The gateway's rule: against a program you go back to your previous turn; between
+ * people you take back only your own last move, before the other replied. */
+function canUndo(st) {
+  if (!app.seat || st.ply === 0) return false;
+  const other = st.seats[app.seat === "red" ? "yellow" : "red"];
+  if (other.kind === "opponent" || !other.joined) return true;
+  const lastMover = (st.ply - 1) % 2 === 0 ? "red" : "yellow";
+  return lastMover === app.seat && st.status !== "over";
+}
+
 async function undo() {
   if (!app.st) return;
   if (!app.seat) return refuse("You are watching this game: only its players can undo.");
+  if (app.st.ply === 0) return refuse("There is no move to take back yet.");
+  if (!canUndo(app.st)) return refuse("Between people you can take back only your own last move, before the other player replies.");
   app.viewPly = null;
   try {
     applyState(stateOf(await api.undo(app.id, app.token)));
@@ -599,7 +611,7 @@ function render(animate) {
 
   $("hints").setAttribute("aria-pressed", String(!!hintsOn));
   $("solution").setAttribute("aria-pressed", String(app.solution));
-  $("undo").disabled = !app.seat || st.ply === 0;
+  $("undo").disabled = !canUndo(st);
   const banner = $("history-banner");
   banner.hidden = following;
   if (!following) banner.textContent = `Move ${app.viewPly} of ${st.ply}: , and . step, End returns to the game.`;
