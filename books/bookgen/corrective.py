@@ -334,6 +334,10 @@ def main(args) -> int:
              else [BOOK_DIR / f"{g.name}-opening.txt", BOOK_DIR / f"{g.name}-analysis.txt"])
     t0 = time.monotonic()
     along = MoveBook.load(args.along, g) if getattr(args, "along", None) else None
+    if along is not None and not len(along):
+        print(f"c4 bookgen corrective: --along: {args.along} has no {g.name} book entries "
+              f"({len(along.problems)} lines not understood)", file=sys.stderr)
+        return 2
     if along is not None:
         books = list(books) + [args.along]
     journal = out.with_name(out.name + ".journal")

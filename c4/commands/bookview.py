@@ -106,6 +106,13 @@ def run(args) -> int:
     except Connect4Error as exc:
         print(f"c4 bookview: {exc}", file=sys.stderr)
         return 2
+    from c4.bookpaths import BookPathError, explicit_book_paths
+
+    try:
+        explicit_book_paths(args.books, "--books")
+    except BookPathError as exc:
+        print(f"c4 bookview: {exc}", file=sys.stderr)
+        return 2
     books = BookSet.load(args.books)
     for problem in books.problems[:10]:
         print(f"c4 bookview: skipped {problem}", file=sys.stderr)

@@ -29,6 +29,14 @@ def run(args) -> int:
     from connect4.errors import Connect4Error
     from books.bookgen.learn import DEFAULT_NODE_BUDGET, learn_game
 
+    if args.book and not args.dry_run:
+        from c4.outputs import OutputError, check_file
+
+        try:
+            check_file(args.book)
+        except OutputError as exc:
+            print(f"c4 learn: --book: {exc}", file=sys.stderr)
+            return 2
     try:
         g = Geometry.parse(args.size)
         book = args.book

@@ -16,6 +16,10 @@ import sys
 import uuid
 from pathlib import Path
 
+from c4 import argtypes
+
+PORT = argtypes.int_in(0, 65535)
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -25,26 +29,27 @@ def register(sub) -> None:
     env = os.environ.get
     p.add_argument("--host", default=env("C4_UP_HOST", "127.0.0.1"),
                    help="interface for HTTP and the bridge (default 127.0.0.1; 0.0.0.0 to share on a network)")
-    p.add_argument("--http-port", type=int, default=int(env("C4_UP_HTTP_PORT", "8000")), help="default 8000")
-    p.add_argument("--bridge-port", type=int, default=int(env("C4_UP_BRIDGE_PORT", "4444")),
+    # string defaults go through type= too: a bad C4_UP_* value is refused like a bad option
+    p.add_argument("--http-port", type=PORT, default=env("C4_UP_HTTP_PORT", "8000"), help="default 8000")
+    p.add_argument("--bridge-port", type=PORT, default=env("C4_UP_BRIDGE_PORT", "4444"),
                    help="default 4444; 0 turns the bridge off")
     p.add_argument("--public-url", default=env("C4_UP_PUBLIC_URL"),
                    help="the URL people open, for watch and invite links (default http://HOST:HTTP_PORT)")
-    p.add_argument("--engine-port", type=int, default=0, help="engine gRPC port (default: a free one)")
-    p.add_argument("--solver-port", type=int, default=0, help="solver gRPC port (default: a free one)")
-    p.add_argument("--engine-metrics-port", type=int, default=0, help="default: a free one")
-    p.add_argument("--solver-metrics-port", type=int, default=0, help="default: a free one")
-    p.add_argument("--metrics-port", type=int, default=0,
+    p.add_argument("--engine-port", type=PORT, default=0, help="engine gRPC port (default: a free one)")
+    p.add_argument("--solver-port", type=PORT, default=0, help="solver gRPC port (default: a free one)")
+    p.add_argument("--engine-metrics-port", type=PORT, default=0, help="default: a free one")
+    p.add_argument("--solver-metrics-port", type=PORT, default=0, help="default: a free one")
+    p.add_argument("--metrics-port", type=PORT, default=0,
                    help="port of this supervisor's /metrics: children up, restarts, bookgen queue length "
                         "(default: a free one)")
-    p.add_argument("--redis-port", type=int, default=0, help="port of the Redis that c4 up starts (default: a free one)")
+    p.add_argument("--redis-port", type=PORT, default=0, help="port of the Redis that c4 up starts (default: a free one)")
     p.add_argument("--redis-url", default=None,
                    help="use this running Redis instead of starting one (default: $REDIS_URL when set)")
     p.add_argument("--data-dir", type=Path, default=Path(env("C4_UP_DATA_DIR", "data/stack")),
                    help="Redis data, logs and the state file (default ./data/stack)")
-    p.add_argument("--workers", type=int, default=1, metavar="K",
+    p.add_argument("--workers", type=argtypes.int_in(0, 64), default=1, metavar="K",
                    help="bookgen workers to run (default 1, which also serves learning from lost games; 0 for none)")
-    p.add_argument("--start-timeout", type=float, default=900.0,
+    p.add_argument("--start-timeout", type=argtypes.float_in(0, lo_open=True), default=900.0,
                    help="seconds a stage may take to become ready (a cold numba cache compiles first)")
     p.add_argument("--raw-logs", action="store_true", help="show the children's JSON log lines as they are")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")

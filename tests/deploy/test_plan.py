@@ -65,3 +65,27 @@ def test_redis_binary_fallback(tmp_path, monkeypatch):
         assert found is None
         with pytest.raises(plan.PlanError, match="no redis-server found"):
             plan.build(options(tmp_path))
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["up", "--http-port", "-1"], "--http-port: must be in 0..65535"),
+    (["up", "--engine-port", "70000"], "--engine-port: must be in 0..65535"),
+    (["up", "--workers", "-3"], "--workers"),
+    (["up", "--start-timeout", "-1"], "--start-timeout"),
+])
+def test_bad_up_arguments_are_refused_before_anything_starts(argv, message, capsys):
+    from c4.main import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_bad_port_in_the_environment_is_refused_by_c4_up_only(monkeypatch, capsys):
+    from c4.main import main
+
+    monkeypatch.setenv("C4_UP_HTTP_PORT", "abc")
+    assert main(["solve", "44"]) == 0  # other commands do not care
+    with pytest.raises(SystemExit):
+        main(["up"])
+    assert "--http-port: 'abc' is not a whole number" in capsys.readouterr().err
