@@ -281,4 +281,5 @@ def main() -> None:
         "engine", settings.address, add_servicer(servicer), warmup=lambda: warm_up(servicer),
         max_workers=2 * max(1, settings.max_concurrent) + 4, metrics_port=settings.metrics_port,
         metrics_host=settings.host,  # reachable wherever the service is (the container network)
+        grace_s=settings.shutdown_grace_s,
     )

@@ -27,6 +27,9 @@ class EngineSettings(BaseSettings):
     max_concurrent: int = 4
     # Time kept back from a gRPC deadline to send the answer.
     deadline_margin_ms: float = 20.0
+    # On SIGTERM, running requests get this long before they are cancelled
+    # (which stops their searches); the process then exits.
+    shutdown_grace_s: float = 5.0
     log_level: str = "INFO"
 
     @property

@@ -2,12 +2,19 @@
 
 A service calls :func:`run_service` with a function that adds its servicers
 and a warm-up function; the health status is SERVING only after warm-up.
+
+Stopping (SIGTERM, SIGINT): health goes NOT_SERVING, new RPCs are refused,
+running ones get ``grace_s`` to finish and are then cancelled, which ends
+their searches through the services' termination callbacks. A handler that
+still runs ``exit_timeout_s`` later is left behind: the process exits anyway
+(the executor's threads are not daemons and would keep it alive).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import signal
 import threading
 import time
@@ -36,8 +43,38 @@ def _code_of(context) -> str:
     return code.name if isinstance(code, grpc.StatusCode) else "OK"
 
 
+class InFlight:
+    """How many RPC handlers are running, and a wait for none."""
+
+    def __init__(self):
+        self._count = 0
+        self._cv = threading.Condition()
+
+    def __enter__(self):
+        with self._cv:
+            self._count += 1
+
+    def __exit__(self, *exc):
+        with self._cv:
+            self._count -= 1
+            self._cv.notify_all()
+
+    @property
+    def count(self) -> int:
+        return self._count
+
+    def wait_idle(self, timeout: float) -> bool:
+        """True when no handler runs (waiting at most ``timeout`` seconds)."""
+        with self._cv:
+            return self._cv.wait_for(lambda: self._count == 0, timeout)
+
+
 class ObservabilityInterceptor(grpc.ServerInterceptor):
-    """Sets the request id from metadata and records count and latency per RPC."""
+    """Sets the request id from metadata, records count and latency per RPC,
+    and counts the handlers running (``in_flight``)."""
+
+    def __init__(self):
+        self.in_flight = InFlight()
 
     def intercept_service(self, continuation, handler_call_details):
         handler = continuation(handler_call_details)
@@ -54,7 +91,8 @@ class ObservabilityInterceptor(grpc.ServerInterceptor):
             start = time.perf_counter()
             failed = False
             try:
-                yield
+                with self.in_flight:
+                    yield
             except Exception:
                 failed = True
                 raise
@@ -93,6 +131,7 @@ def build_server(
     address: str,
     add_servicers: Callable[[grpc.Server], Iterable[str]],
     max_workers: int = 8,
+    interceptor: ObservabilityInterceptor | None = None,
 ) -> tuple[grpc.Server, health.HealthServicer, int]:
     """A server with the servicers, health (NOT_SERVING until marked) and reflection.
 
@@ -101,7 +140,7 @@ def build_server(
     """
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers),
-        interceptors=[ObservabilityInterceptor()],
+        interceptors=[interceptor or ObservabilityInterceptor()],
         options=[
             ("grpc.so_reuseport", 0),
             # clients reconnect every few minutes and so re-resolve DNS: replicas
@@ -137,9 +176,12 @@ def run_service(
     metrics_port: int = 0,
     metrics_host: str = "127.0.0.1",
     grace_s: float = 5.0,
+    exit_timeout_s: float = 3.0,
 ) -> None:
-    """Start, warm up, report SERVING, block until SIGTERM/SIGINT, stop cleanly."""
-    server, health_servicer, port = build_server(address, add_servicers, max_workers)
+    """Start, warm up, report SERVING, block until SIGTERM/SIGINT, stop (see
+    the module doc): within about ``grace_s + exit_timeout_s`` seconds."""
+    interceptor = ObservabilityInterceptor()
+    server, health_servicer, port = build_server(address, add_servicers, max_workers, interceptor)
     start_metrics_server(metrics_port, metrics_host)
     server.start()
     log.info("listening, warming up", extra={"service": name, "address": address, "port": port})
@@ -150,14 +192,24 @@ def run_service(
     log.info("serving", extra={"warmup_s": round(time.perf_counter() - started, 3)})
 
     stop = threading.Event()
+    received: list[str] = []
 
     def on_signal(signum, _frame):
-        log.info("stopping", extra={"signal": signal.Signals(signum).name})
+        received.append(signal.Signals(signum).name)
         stop.set()
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     stop.wait()
+    log.info("stopping", extra={"signal": received[0] if received else None, "running": interceptor.in_flight.count,
+                                "grace_s": grace_s})
     health_servicer.enter_graceful_shutdown()
+    # New RPCs are refused now; running ones are cancelled after the grace,
+    # which sets the stop flags of their searches (termination callbacks).
     server.stop(grace_s).wait()
+    if not interceptor.in_flight.wait_idle(exit_timeout_s):
+        log.warning("requests still running after the grace; exiting without them",
+                    extra={"running": interceptor.in_flight.count})
+        logging.shutdown()
+        os._exit(0)  # the executor's threads are not daemons: a normal exit would wait for them
     log.info("stopped")

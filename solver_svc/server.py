@@ -96,7 +96,7 @@ def main() -> None:
     try:
         run_service("solver", settings.address, _add_servicers(oracle, settings), lambda: warm_up(oracle),
                     max_workers=_max_workers(settings), metrics_port=settings.metrics_port,
-                    metrics_host=settings.host)
+                    metrics_host=settings.host, grace_s=settings.shutdown_grace_s)
     finally:
         if oracle.external is not None:
             oracle.external.close()

@@ -41,6 +41,9 @@ class SolverSettings(BaseSettings):
     tt_log2: int | None = None
     # Time kept back from a gRPC deadline to send the answer.
     deadline_margin_ms: float = 5.0
+    # On SIGTERM, running requests get this long before they are cancelled
+    # (which stops their searches); the process then exits.
+    shutdown_grace_s: float = 5.0
     log_level: str = "INFO"
 
     @property

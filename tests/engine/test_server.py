@@ -294,3 +294,40 @@ def test_metrics_count_nodes_and_search_time(stub):
     assert after[nodes] - before.get(nodes, 0.0) == r.nodes > 0
     assert after['engine_search_seconds_count{family="engine"}'] == before.get('engine_search_seconds_count{family="engine"}', 0.0) + 1
     assert after['engine_search_seconds_sum{family="engine"}'] > before.get('engine_search_seconds_sum{family="engine"}', 0.0)
+
+
+def test_sigterm_during_a_long_think_stops_the_process():
+    """engine:600000 would think for minutes; SIGTERM lets the grace (1 s
+    here) pass, cancels the stream, whose search stops, and the process exits."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    port = free_port()
+    env = dict(os.environ, C4_ENGINE_PORT=str(port), C4_ENGINE_METRICS_PORT="0", C4_ENGINE_TT_MB="4",
+               C4_ENGINE_MAX_CONCURRENT="1", C4_ENGINE_BOOKS="none", C4_ENGINE_SHUTDOWN_GRACE_S="1")
+    proc = subprocess.Popen([sys.executable, "-m", "engine_svc"], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            hs = health_pb2_grpc.HealthStub(channel)
+            deadline = time.monotonic() + 180
+            while time.monotonic() < deadline:
+                assert proc.poll() is None
+                try:
+                    if hs.Check(health_pb2.HealthCheckRequest(), timeout=1).status == \
+                            health_pb2.HealthCheckResponse.SERVING:
+                        break
+                except grpc.RpcError:
+                    pass
+                time.sleep(0.2)
+            stream = engine_pb2_grpc.EngineServiceStub(channel).Think(
+                engine_pb2.MoveRequest(position=pos("4"), player="engine:600000", no_book=True))
+            assert next(stream).WhichOneof("update") == "progress"  # searching
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(60) == 0  # a bounded wait: the search alone would take minutes
+        assert '"msg": "stopped"' in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -38,3 +38,25 @@ def test_python_m_solver_svc_serves_after_warm_up():
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
+
+
+def test_sigterm_during_a_long_search_stops_the_process():
+    """The empty board takes the solver minutes: SIGTERM must not wait for it.
+    The grace for running requests is 1 s here; then the search is stopped."""
+    import time
+
+    proc, address = spawn_service(TT_LOG2, {"C4_SOLVER_SHUTDOWN_GRACE_S": "1"})
+    try:
+        wait_serving(address, timeout=300)
+        with grpc.insecure_channel(address) as channel:
+            call = solver_pb2_grpc.SolverServiceStub(channel).Solve.future(
+                solver_pb2.SolveRequest(position=position("")))
+            time.sleep(0.5)  # searching
+            proc.send_signal(signal.SIGTERM)
+            code = proc.wait(60)  # a bounded wait: the search alone would take minutes
+            assert code == 0
+            assert call.exception() is not None  # the request ended without a value
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -1,0 +1,59 @@
+"""SIGTERM stops a service process even when a handler never returns: the
+grace passes, the request is cancelled, and a handler deaf to the cancel is
+left behind instead of keeping the process alive."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from ..conftest import free_port
+
+# A service whose one method sleeps for ten minutes and ignores its context.
+STUBBORN = textwrap.dedent("""
+    import sys, time
+    import grpc
+    from servicekit.grpc_server import run_service
+    from servicekit.logs import configure_logging
+
+    def add(server):
+        handler = grpc.unary_unary_rpc_method_handler(lambda request, context: time.sleep(600) or b"")
+        server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("demo.v1.Stubborn", {"Wait": handler})])
+        return ["demo.v1.Stubborn"]
+
+    configure_logging("stubborn")
+    run_service("stubborn", sys.argv[1], add, grace_s=0.5, exit_timeout_s=0.5)
+""")
+
+
+def test_sigterm_exits_although_a_handler_never_returns():
+    address = f"127.0.0.1:{free_port()}"
+    proc = subprocess.Popen([sys.executable, "-c", STUBBORN, address], stderr=subprocess.PIPE, text=True)
+    try:
+        with grpc.insecure_channel(address) as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            for _ in range(300):
+                try:
+                    if health.Check(health_pb2.HealthCheckRequest(), timeout=1).status == \
+                            health_pb2.HealthCheckResponse.SERVING:
+                        break
+                except grpc.RpcError:
+                    time.sleep(0.1)
+            wait = channel.unary_unary("/demo.v1.Stubborn/Wait", request_serializer=None, response_deserializer=None)
+            call = wait.future(b"")
+            time.sleep(0.3)  # the handler is asleep
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(30) == 0  # a bounded wait: the handler alone would take ten minutes
+            assert call.exception() is not None
+        err = proc.stderr.read()
+        assert '"msg": "stopping"' in err and "exiting without them" in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
