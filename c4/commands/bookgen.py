@@ -59,7 +59,7 @@ def register(sub) -> None:
     co.add_argument("--deviate", action="store_true",
                     help="with --along: the positions after each non-book move of the first player instead")
     co.add_argument("--min-stones", type=argtypes.int_in(0), default=0, help="skip positions with fewer stones")
-    co.add_argument("--max-seconds", type=argtypes.float_in(0, lo_open=True), default=None,
+    co.add_argument("--max-seconds", type=argtypes.float_in(0), default=None,
                     help="stop auditing after S seconds and write what was audited (said in the header)")
     co.add_argument("--shard", metavar="I/N", default=None,
                     help="audit every N-th position from the I-th only (one process per shard, each with its own "

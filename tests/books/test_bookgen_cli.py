@@ -79,7 +79,7 @@ BAD = [
     (["bookgen", "corrective", "--stones", "3", "--books", "/no/such/book.txt"], "--books: no such file"),
     (["bookgen", "corrective", "--stones", "3", "--min-stones", "-1"], "--min-stones"),
     (["bookgen", "corrective", "--stones", "3", "--min-stones", "5"], "--min-stones must be in 0..3"),
-    (["bookgen", "corrective", "--stones", "3", "--max-seconds", "0"], "--max-seconds"),
+    (["bookgen", "corrective", "--stones", "3", "--max-seconds", "-1"], "--max-seconds"),
     (["bookgen", "corrective", "--stones", "3", "--out", "{file}/book.txt"], "plain-file is not a folder"),
     (["bookgen", "opening", "--plies", "-2"], "--plies"),
     (["bookgen", "opening", "--plies", "4", "--local-workers", "-1"], "--local-workers"),
