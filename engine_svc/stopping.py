@@ -2,7 +2,8 @@
 turned into the stop flag a numba kernel polls, for the ladder's kernels
 without an answer of their own when stopped (minimax, mcts).
 
-    with stop_flag(cancel) as stop:
+    stop = np.zeros(1, dtype=np.uint8)
+    with stop_on(cancel, stop):
         kernel(..., stop)
     if stop[0]:
         raise Stopped(...)
@@ -28,21 +29,20 @@ class Stopped(Exception):
 
 
 @contextmanager
-def stop_flag(cancel: threading.Event | None):
-    """A one-byte array that becomes 1 soon after ``cancel`` is set (never,
-    without one), watched by a daemon thread while inside."""
-    flag = np.zeros(1, dtype=np.uint8)
+def stop_on(cancel: threading.Event | None, flag: np.ndarray, index: int = 0):
+    """While inside, ``flag[index]`` becomes 1 soon after ``cancel`` is set
+    (never, without one), watched by a daemon thread."""
     if cancel is None:
         yield flag
         return
     if cancel.is_set():
-        flag[0] = 1
+        flag[index] = 1
     done = threading.Event()
 
     def watch() -> None:
         while not done.is_set():
             if cancel.wait(POLL_S):
-                flag[0] = 1
+                flag[index] = 1
                 return
 
     threading.Thread(target=watch, daemon=True, name="stop-watch").start()

@@ -16,7 +16,7 @@ from ..evaluation import eval_kernels
 from ..mcts import C_PUCT, mcts_kernels
 from ..minimax import CASUAL, WIN_VALUE, WindowWeights, minimax_kernels, weights_array
 from ..search import MATE, DepthReport, Engine, SearchResult
-from ..stopping import Stopped, stop_flag
+from ..stopping import Stopped, stop_on
 
 Progress = Callable[[DepthReport], None] | None
 
@@ -233,11 +233,11 @@ class MinimaxPlayer(Player):
         if self.blunder and self.rng.random() < self.blunder:
             return SearchResult(column=int(legal[self.rng.integers(len(legal))]), message="random move")
         values = np.full(self.geometry.width, np.iinfo(np.int64).min, dtype=np.int64)
-        nodes = np.zeros(1, dtype=np.int64)
-        with stop_flag(cancel) as stop:
+        nodes = np.zeros(2, dtype=np.int64)  # [node count, stop flag]
+        with stop_on(cancel, nodes, 1):
             self.kernels.root_values(np.uint64(pos.current), np.uint64(pos.mask), self.depth,
-                                     self.weights, values, nodes, stop)
-        if stop[0]:
+                                     self.weights, values, nodes)
+        if nodes[1]:
             raise Stopped(f"{self.spec} stopped after {int(nodes[0])} nodes", int(nodes[0]))
         best = max(int(values[c]) for c in legal)
         ties = [c for c in _centre_first(legal, self.geometry) if values[c] == best]
@@ -259,7 +259,7 @@ class MctsPlayer(Player):
     def _choose(self, pos, budget_ms, on_progress, cancel=None):
         visits = np.zeros(self.geometry.width, dtype=np.int64)
         seed = int(self.rng.integers(1 << 31))
-        with stop_flag(cancel) as stop:
+        with stop_on(cancel, np.zeros(1, dtype=np.uint8)) as stop:
             done = self.kernels.search(np.uint64(pos.current), np.uint64(pos.mask), pos.ply, self.simulations,
                                        seed, C_PUCT, visits, stop)
         if done < self.simulations:

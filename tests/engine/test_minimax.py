@@ -100,8 +100,7 @@ def test_alpha_beta_values_equal_plain_minimax(g):
             continue
         depth = 1 + checked % 4
         out = np.full(g.width, np.iinfo(np.int64).min, dtype=np.int64)
-        k.root_values(np.uint64(pos.current), np.uint64(pos.mask), depth, w, out, np.zeros(1, dtype=np.int64),
-                      np.zeros(1, dtype=np.uint8))
+        k.root_values(np.uint64(pos.current), np.uint64(pos.mask), depth, w, out, np.zeros(2, dtype=np.int64))
         ref = np.full(g.width, np.iinfo(np.int64).min, dtype=np.int64)
         ref[pos.legal_moves()] = [_reference_root(pos, c, depth, g) for c in pos.legal_moves()]
         assert list(out) == list(ref), (pos.moves, depth)
@@ -135,7 +134,7 @@ def test_takes_a_win_in_one_over_a_win_in_three():
     for depth in (3, 5, 7):
         out = np.full(7, np.iinfo(np.int64).min, dtype=np.int64)
         k.root_values(np.uint64(pos.current), np.uint64(pos.mask), depth, weights_array(CASUAL), out,
-                      np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8))
+                      np.zeros(2, dtype=np.int64))
         assert out[6] == WIN_VALUE + depth  # g4 now
         assert out[3] == max(out[:6]) == WIN_VALUE + depth - 2  # d1 (g4 still there), then a1 or e1
     for seed in range(20):  # ties are broken at random: a win in one never ties with a slower one
@@ -151,7 +150,7 @@ def test_prefers_the_slower_loss():
     for depth in (4, 6):
         out = np.full(7, np.iinfo(np.int64).min, dtype=np.int64)
         k.root_values(np.uint64(pos.current), np.uint64(pos.mask), depth, weights_array(CASUAL), out,
-                      np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8))
+                      np.zeros(2, dtype=np.int64))
         assert out[4] == -(WIN_VALUE + depth - 3)
         assert all(out[c] == -(WIN_VALUE + depth - 1) for c in (0, 1, 2, 3, 5, 6))
     for seed in range(10):
@@ -164,3 +163,15 @@ def test_hard_weighs_blocking_more_than_the_casual_ai():
         CASUAL.four, CASUAL.three, CASUAL.two, CASUAL.centre)
     assert make_player("hard").weights.tolist() == weights_array(BLOCKER).tolist()
     assert make_player("minimax:6").weights.tolist() == weights_array(CASUAL).tolist()
+
+
+def test_the_node_array_must_hold_the_stop_flag():
+    k = minimax_kernels(STANDARD)
+    pos = Position.parse("44")
+    out = np.zeros(7, dtype=np.int64)
+    with pytest.raises(ValueError, match="stop flag"):
+        k.root_values(np.uint64(pos.current), np.uint64(pos.mask), 3, weights_array(CASUAL), out,
+                      np.zeros(1, dtype=np.int64))
+    stopped = np.array([0, 1], dtype=np.int64)  # set before the search: nothing is searched below the root
+    k.root_values(np.uint64(pos.current), np.uint64(pos.mask), 5, weights_array(CASUAL), out, stopped)
+    assert stopped[0] == 7  # the seven children, each returning at once
