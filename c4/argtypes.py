@@ -17,7 +17,7 @@ from pathlib import Path
 
 def _span(lo: float | None, hi: float | None, lo_open: bool = False) -> str:
     if lo is not None and hi is not None:
-        return f"in {lo}..{hi}"
+        return f"more than {lo} and at most {hi}" if lo_open else f"in {lo}..{hi}"
     if lo is not None:
         return f"more than {lo}" if lo_open else f"at least {lo}"
     return f"at most {hi}"

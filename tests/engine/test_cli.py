@@ -39,7 +39,7 @@ BAD = [
     (["match", "random", "greedy", "--games", "3"], "--games: must be even"),
     (["match", "random", "greedy", "--games", "-4"], "--games"),
     (["match", "random", "greedy", "--opening-plies", "60"], "--opening-plies"),
-    (["match", "random", "greedy", "--tt-mb", "0"], "--tt-mb"),
+    (["match", "random", "greedy", "--tt-mb", "0"], "--tt-mb: must be more than 0 and at most 65536, got 0"),
     (["match", "random", "greedy", "--budget-ms", "-5"], "--budget-ms"),
     (["match", "random", "greedy", "--budget-ms", "inf"], "--budget-ms"),
     (["match", "random", "greedy", "--books", "/no/such/book.txt"], "--books"),
