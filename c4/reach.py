@@ -19,8 +19,11 @@ def require_serving(what: str, address: str, timeout_s: float = PROBE_TIMEOUT_S)
     from c4.stack.probe import grpc_health
 
     ok, why = grpc_health(address, timeout=timeout_s)
-    if not ok:
-        raise Unreachable(f"cannot reach the {what} at {address} ({why}); is it running?")
+    if ok:
+        return
+    if why in ("NOT_SERVING", "SERVICE_UNKNOWN", "UNKNOWN"):  # it answered: up, but not ready
+        raise Unreachable(f"the {what} at {address} answers but is not serving ({why}); try again when it is ready")
+    raise Unreachable(f"cannot reach the {what} at {address} ({why}); is it running?")
 
 
 def require_services(engine_addr: str | None, solver_addr: str | None) -> None:

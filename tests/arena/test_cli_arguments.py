@@ -115,3 +115,24 @@ def test_play_perfect_without_books_searches(monkeypatch, capsys):
     code = main(["play", "perfect:1000", "you", "--colour", "never", "--books", "none"])
     out = capsys.readouterr().out
     assert code == 1 and "no proof within 1,000 nodes" in out
+
+
+def test_a_service_that_answers_but_is_not_serving_is_named_so(tmp_path, capsys):
+    from concurrent import futures
+
+    import grpc
+    from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=1))
+    servicer = health.HealthServicer()
+    servicer.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
+    health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        code, err = c4(["arena", "random", "perfect", "--games", "2", "--via-grpc", f",127.0.0.1:{port}",
+                        "--out", str(tmp_path / "out")], capsys)
+    finally:
+        server.stop(None)
+    assert code == 1
+    assert f"the solver service at 127.0.0.1:{port} answers but is not serving (NOT_SERVING)" in err
