@@ -80,7 +80,7 @@ def book_files(spec: str | None) -> list[Path]:
         elif p.is_file():
             out.append(p)
         else:
-            log.warning("book not found", extra={"path": str(p)})
+            log.warning(f"book not found: {p}", extra={"path": str(p)})
     return out
 
 
@@ -175,10 +175,10 @@ class BookSet:
                 self.move_books.append(book)
                 kind = "move"
         except (OSError, InvalidGeometry) as exc:
-            log.warning("book not loaded", extra={"path": str(path), "error": str(exc)})
+            log.warning(f"book not loaded: {path}: {exc}", extra={"path": str(path), "error": str(exc)})
             return
         for problem in book.problems[:20]:
-            log.warning("bad book line skipped", extra={"problem": str(problem)})
+            log.warning(f"bad book line skipped: {problem}", extra={"problem": str(problem)})
         log.info(
             "book loaded",
             extra={"path": str(path), "kind": kind, "board": g.name, "entries": len(book),

@@ -290,3 +290,15 @@ def test_bookview_bad_input_is_a_clear_error(argv, message, capsys):
     assert main(["bookview", "--books", "none", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("c4 bookview: ") and message in err and "Traceback" not in err
+
+
+def test_book_warnings_name_the_file_in_the_message(tmp_path, caplog):
+    """The message itself names the file, so a handler that prints only the
+    message (the CLI's default) still says which book."""
+    missing = tmp_path / "7x6-missing.txt"
+    with caplog.at_level("WARNING", logger="books.lookup"):
+        assert book_files(str(missing)) == []
+        BookSet.load_files([tmp_path])  # a folder is no book file
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(str(missing) in m and "not found" in m for m in messages), messages
+    assert any(str(tmp_path) in m and "not loaded" in m for m in messages), messages
