@@ -31,6 +31,25 @@ log = logging.getLogger(__name__)
 
 FULL = -1000  # Pons' INVALID_MOVE
 _EOF = object()
+CANCEL_POLL_S = 0.05  # how often a waiting query looks whether it was cancelled
+
+
+def _get(q: queue.Queue, timeout: float | None, cancelled):
+    """``q.get(timeout=timeout)``, but raising :class:`Cancelled` soon after
+    ``cancelled()`` turns true (looked at every CANCEL_POLL_S)."""
+    if cancelled is None:
+        return q.get(timeout=timeout)
+    end = None if timeout is None else time.monotonic() + timeout
+    while True:
+        if cancelled():
+            raise Cancelled("the query was cancelled")
+        wait = CANCEL_POLL_S if end is None else min(CANCEL_POLL_S, end - time.monotonic())
+        if wait <= 0:
+            raise queue.Empty
+        try:
+            return q.get(timeout=wait)
+        except queue.Empty:
+            continue
 
 
 class ExternalFailed(RuntimeError):
@@ -39,6 +58,11 @@ class ExternalFailed(RuntimeError):
 
 class ExternalTimeout(RuntimeError):
     """The deadline passed before the external solver answered."""
+
+
+class Cancelled(ExternalTimeout):
+    """The asker cancelled before the external solver answered (its search
+    was killed, as at a deadline)."""
 
 
 def command_line(cmd: str | list[str]) -> list[str]:
@@ -155,8 +179,9 @@ class ExternalProcess:
             except (OSError, ValueError):
                 pass
 
-    def analyze(self, pos, timeout: float | None = None) -> tuple[int | None, ...]:
-        """The score of every column of ``pos`` (a legal 7x6 position in play)."""
+    def analyze(self, pos, timeout: float | None = None, cancelled=None) -> tuple[int | None, ...]:
+        """The score of every column of ``pos`` (a legal 7x6 position in play).
+        ``cancelled()`` true while waiting kills the search (as a timeout does)."""
         moves = "".join(str(c + 1) for c in pos.moves)
         if not self.alive():
             if self.proc is not None:
@@ -171,12 +196,16 @@ class ExternalProcess:
             self.stop()
             raise ExternalFailed(f"external solver closed its input: {exc}") from None
         try:
-            line = self._lines.get(timeout=timeout)
+            line = _get(self._lines, timeout, cancelled)
         except queue.Empty:
             # The protocol has no way to interrupt a search: start afresh.
             EXTERNAL_FAILURES.labels("timeout").inc()
             self.stop()
             raise ExternalTimeout(f"no answer within {timeout:.3f} s") from None
+        except Cancelled:
+            EXTERNAL_FAILURES.labels("cancelled").inc()
+            self.stop()
+            raise
         if line is _EOF:
             EXTERNAL_FAILURES.labels("died").inc()
             code = self.proc.poll() if self.proc else None
@@ -206,16 +235,17 @@ class ExternalPool:
             if not p.alive():
                 p.start()
 
-    def analyze(self, pos, timeout: float | None = None) -> tuple[int | None, ...]:
-        """Raises ExternalTimeout when no process is free or none answers in time."""
+    def analyze(self, pos, timeout: float | None = None, cancelled=None) -> tuple[int | None, ...]:
+        """Raises ExternalTimeout when no process is free or none answers in
+        time, Cancelled soon after ``cancelled()`` (a callable) turns true."""
         started = time.monotonic()
         try:
-            proc = self._idle.get(timeout=timeout)
+            proc = _get(self._idle, timeout, cancelled)
         except queue.Empty:
             raise ExternalTimeout("every external solver stayed busy past the deadline") from None
         try:
             left = None if timeout is None else max(0.0, timeout - (time.monotonic() - started))
-            return proc.analyze(pos, left)
+            return proc.analyze(pos, left, cancelled)
         finally:
             self._idle.put(proc)
 

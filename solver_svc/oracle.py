@@ -175,7 +175,7 @@ class Oracle:
         solver answers then); Unproved when the deadline passed."""
         started = time.perf_counter()
         try:
-            return self.external.analyze(pos, budget.left())
+            return self.external.analyze(pos, budget.left(), lambda: budget.cancelled)
         except ExternalTimeout as exc:
             UNPROVED.labels("external").inc()
             raise Unproved(f"external solver: {exc}") from None

@@ -144,3 +144,26 @@ def test_pool_restarts_a_dead_process_itself():
         assert pool.processes[0].pid != pid and pool.processes[0].starts == 2
     finally:
         pool.close()
+
+
+def test_a_cancel_kills_the_busy_child(external_service):
+    """The protocol cannot interrupt a search: a cancelled query kills its
+    child (a fresh one starts on the next query) instead of leaving it busy."""
+    stub, oracle = external_service
+    oracle.cache.clear_memory()
+
+    def cancelled() -> float:
+        return REGISTRY.get_sample_value("solver_external_failures_total", {"reason": "cancelled"}) or 0.0
+
+    before = cancelled()
+    call = stub.Solve.future(solver_pb2.SolveRequest(position=position("4")))  # minutes without a book
+    time.sleep(0.5)
+    call.cancel()
+    assert call.code() == grpc.StatusCode.CANCELLED
+    end = time.monotonic() + 10  # a bounded wait for the service to see the cancel
+    while cancelled() == before and time.monotonic() < end:
+        time.sleep(0.05)
+    assert cancelled() == before + 1
+    moves, expected = KNOWN[4]
+    r = stub.Solve(solver_pb2.SolveRequest(position=position(moves)))
+    assert r.score == expected and r.source in ("external", "solver")
