@@ -131,7 +131,8 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         cancel = threading.Event()
         timer = None
         if context is not None:
-            context.add_callback(cancel.set)  # the client went away, or the RPC ended otherwise
+            if not context.add_callback(cancel.set):  # the client went away, or the RPC ended otherwise
+                cancel.set()  # it has ended already
             remaining = context.time_remaining()
             if remaining is not None and remaining < NO_DEADLINE_S:
                 # Every search stops at the deadline (less the margin), whether or
