@@ -167,6 +167,9 @@ def mark_serving(health_servicer: health.HealthServicer) -> None:
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
 
 
+SIGNAL_POLL_S = 0.2  # the longest a signal waits for the main thread to notice it
+
+
 def run_service(
     name: str,
     address: str,
@@ -200,7 +203,12 @@ def run_service(
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    stop.wait()
+    # Python runs signal handlers in the main thread, between bytecodes. A
+    # signal the kernel hands to another thread (any of gRPC's) does not wake
+    # a main thread blocked in a plain wait(): it would wait for ever. So the
+    # wait times out now and then to let the handler run.
+    while not stop.wait(SIGNAL_POLL_S):
+        pass
     log.info("stopping", extra={"signal": received[0] if received else None, "running": interceptor.in_flight.count,
                                 "grace_s": grace_s})
     health_servicer.enter_graceful_shutdown()

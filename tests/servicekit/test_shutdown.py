@@ -32,6 +32,33 @@ STUBBORN = textwrap.dedent("""
 """)
 
 
+# A service that sends SIGTERM to one of its own threads other than the main
+# one, as the kernel may do with a signal sent to the process.
+SIGNALLED_ELSEWHERE = textwrap.dedent("""
+    import signal, sys, threading, time
+    from servicekit.grpc_server import run_service
+
+    def signal_another_thread():
+        while signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # until run_service handles it
+            time.sleep(0.05)
+        time.sleep(0.3)  # the main thread waits for the signal by now
+        signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+
+    warm_up = lambda: threading.Thread(target=signal_another_thread).start()
+    run_service("signalled", sys.argv[1], lambda server: [], warm_up, grace_s=0.5, exit_timeout_s=0.5)
+""")
+
+
+def test_sigterm_received_by_another_thread_stops_the_service():
+    proc = subprocess.Popen([sys.executable, "-c", SIGNALLED_ELSEWHERE, f"127.0.0.1:{free_port()}"])
+    try:
+        assert proc.wait(30) == 0  # a bounded wait: a main thread deaf to the signal waits for ever
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def test_sigterm_exits_although_a_handler_never_returns():
     address = f"127.0.0.1:{free_port()}"
     proc = subprocess.Popen([sys.executable, "-c", STUBBORN, address], stderr=subprocess.PIPE, text=True)
