@@ -26,6 +26,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if argv is None:  # the command, not a test calling main(): warnings as text lines with their fields
+        from servicekit.logs import configure_logging
+
+        configure_logging("c4", "WARNING", fmt="text")
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:
