@@ -32,3 +32,4 @@ def require_services(engine_addr: str | None, solver_addr: str | None) -> None:
         require_serving("engine service", engine_addr)
     if solver_addr:
         require_serving("solver service", solver_addr)
+

@@ -53,24 +53,11 @@ def run(args) -> int:
         via = Via.parse(args.via_grpc)
     except ValueError as exc:
         return fail(str(exc))
-    from c4.bookpaths import BookPathError, explicit_book_paths
-    from c4.outputs import OutputError, check_file
-    from c4.reach import Unreachable, require_services
+    from c4.preflight import check_game_inputs
 
-    try:
-        explicit_book_paths(args.books, "--books")
-        explicit_book_paths(args.engine_books, "--engine-books")
-        if args.json_out:
-            check_file(args.json_out)
-    except BookPathError as exc:
-        return fail(str(exc))
-    except OutputError as exc:
-        return fail(f"--json: {exc}")
-    try:
-        require_services(via.engine_addr, via.solver_addr)
-    except Unreachable as exc:
-        print(f"c4 audit: {exc}", file=sys.stderr)
-        return 1
+    bad = check_game_inputs("audit", args, via)
+    if bad is not None:
+        return bad
     books = None
     try:
         if via.engine_addr is None:

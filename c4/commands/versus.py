@@ -56,24 +56,11 @@ def run(args) -> int:
         return fail(str(exc))
     if start.is_over:
         return fail(f"the game after {args.start!r} is already over")
-    from c4.bookpaths import BookPathError, explicit_book_paths
-    from c4.outputs import OutputError, check_file
-    from c4.reach import Unreachable, require_services
+    from c4.preflight import check_game_inputs
 
-    try:
-        explicit_book_paths(args.books, "--books")
-        explicit_book_paths(args.engine_books, "--engine-books")
-        if args.json_out:
-            check_file(args.json_out)
-    except BookPathError as exc:
-        return fail(str(exc))
-    except OutputError as exc:
-        return fail(f"--json: {exc}")
-    try:
-        require_services(via.engine_addr, via.solver_addr)
-    except Unreachable as exc:
-        print(f"c4 versus: {exc}", file=sys.stderr)
-        return 1
+    bad = check_game_inputs("versus", args, via)
+    if bad is not None:
+        return bad
     try:
         if via.engine_addr is None and args.player.strip().lower() != "you":
             check_spec(args.player)
