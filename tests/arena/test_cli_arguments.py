@@ -10,15 +10,7 @@ import sys
 import pytest
 
 from c4.main import main
-
-
-def c4(argv, capsys) -> tuple[int, str]:
-    """Run the c4 command in-process; (exit status, stderr). An exception escaping it fails the test."""
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse refuses a value
-        code = exc.code
-    return code, capsys.readouterr().err
+from tests.c4cli import run_c4
 
 
 def free_port() -> int:
@@ -63,7 +55,7 @@ BAD = [
 def test_a_bad_argument_is_one_clear_error(argv, message, capsys, tmp_path):
     if argv[0] == "arena":
         argv = [*argv, "--out", str(tmp_path / "out")]
-    code, err = c4(argv, capsys)
+    code, err = run_c4(argv, capsys)
     assert code == 2, err
     assert message in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
@@ -76,14 +68,14 @@ def test_a_bad_argument_is_one_clear_error(argv, message, capsys, tmp_path):
     (["versus", "random", "--solver-seat", "first", "--from", "4444", "--json", "{file}/versus.json"], "--json"),
 ])
 def test_an_output_that_cannot_be_written_fails_before_any_game(command, option, a_file, capsys):
-    code, err = c4([a.replace("{file}", str(a_file)) for a in command], capsys)
+    code, err = run_c4([a.replace("{file}", str(a_file)) for a in command], capsys)
     assert code == 2 and err.startswith(f"c4 {command[0]}: {option}: ") and str(a_file) in err, err
     assert len(err.strip().splitlines()) == 1  # no game played, no progress: the error alone
 
 
 def test_an_output_folder_is_created_up_front(tmp_path, capsys):
     out = tmp_path / "deep" / "er"
-    code, err = c4(["arena", "random", "greedy", "--games", "2", "--opening-plies", "2", "--out", str(out)], capsys)
+    code, err = run_c4(["arena", "random", "greedy", "--games", "2", "--opening-plies", "2", "--out", str(out)], capsys)
     assert code == 0 and (out / "games.json").exists(), err
 
 
@@ -95,7 +87,7 @@ def test_an_output_folder_is_created_up_front(tmp_path, capsys):
 ])
 def test_unreachable_services_fail_at_once_naming_the_address(command, via, tmp_path, capsys):
     addr = f"127.0.0.1:{free_port()}"
-    code, err = c4([*command, "--via-grpc", via.format(addr=addr)] +
+    code, err = run_c4([*command, "--via-grpc", via.format(addr=addr)] +
                    (["--out", str(tmp_path / "out")] if command[0] == "arena" else []), capsys)
     assert code == 1
     assert f"cannot reach the {'engine' if via.startswith('{') else 'solver'} service at {addr}" in err
@@ -130,7 +122,7 @@ def test_a_service_that_answers_but_is_not_serving_is_named_so(tmp_path, capsys)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     try:
-        code, err = c4(["arena", "random", "perfect", "--games", "2", "--via-grpc", f",127.0.0.1:{port}",
+        code, err = run_c4(["arena", "random", "perfect", "--games", "2", "--via-grpc", f",127.0.0.1:{port}",
                         "--out", str(tmp_path / "out")], capsys)
     finally:
         server.stop(None)

@@ -13,6 +13,7 @@ from connect4 import Geometry
 from connect4.book import MoveBook
 from connect4.keys import position_from_key
 from books.bookgen.solving import BookSolver
+from tests.c4cli import run_c4
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -54,17 +55,6 @@ def test_opening_command_rejects_bad_arguments(args, message):
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
 
 
-def _c4_here(argv, capsys) -> tuple[int, str]:
-    """The c4 command in-process: (exit status, stderr); an exception escaping it fails the test."""
-    from c4.main import main
-
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse refuses a value
-        code = exc.code
-    return code, capsys.readouterr().err
-
-
 BAD = [
     (["bookgen", "corrective", "--stones", "-1"], "--stones"),
     (["bookgen", "corrective", "--stones", "0"], "--stones"),
@@ -99,7 +89,7 @@ BAD = [
 def test_bad_arguments_are_one_clear_error(argv, message, tmp_path, capsys):
     (tmp_path / "plain-file").write_text("x\n")
     argv = [a.replace("{dir}", str(tmp_path)).replace("{file}", str(tmp_path / "plain-file")) for a in argv]
-    code, err = _c4_here(argv, capsys)
+    code, err = run_c4(argv, capsys)
     assert code == 2 and message in err and "Traceback" not in err, err
 
 

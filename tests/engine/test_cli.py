@@ -5,6 +5,7 @@ import json
 import pytest
 
 from c4.main import main
+from tests.c4cli import run_c4
 
 
 def test_c4_match_json(capsys):
@@ -27,14 +28,6 @@ def test_c4_bench_engine_json(capsys):
     assert out["depth_500ms"] >= 1 and out["depth_2000ms"] >= out["depth_500ms"] - 1
 
 
-def _c4(argv, capsys) -> tuple[int, str]:
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse refuses a value
-        code = exc.code
-    return code, capsys.readouterr().err
-
-
 BAD = [
     (["match", "random", "greedy", "--games", "3"], "--games: must be even"),
     (["match", "random", "greedy", "--games", "-4"], "--games"),
@@ -52,5 +45,5 @@ BAD = [
 
 @pytest.mark.parametrize("argv,message", BAD, ids=[" ".join(a) for a, _ in BAD])
 def test_bad_arguments_are_one_clear_error(argv, message, capsys):
-    code, err = _c4(argv, capsys)
+    code, err = run_c4(argv, capsys)
     assert code == 2 and message in err and "Traceback" not in err, err

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from c4.main import main
+from tests.c4cli import run_c4
 
 
 def test_solve_arguments(capsys):
@@ -133,14 +134,6 @@ def test_warm_start_skips_numba_registries():
     assert out.splitlines() == ["52753311433677442422121 8", "False"]
 
 
-def _c4(argv, capsys) -> tuple[int, str]:
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse refuses a value
-        code = exc.code
-    return code, capsys.readouterr().err
-
-
 @pytest.fixture
 def bad_sets(tmp_path):
     (tmp_path / "three-fields").write_text("1234 5 6\n")
@@ -166,7 +159,7 @@ BAD = [
 
 @pytest.mark.parametrize("argv,message", BAD, ids=[" ".join(a) for a, _ in BAD])
 def test_bad_arguments_are_one_clear_error(argv, message, bad_sets, capsys):
-    code, err = _c4([a.replace("{dir}", str(bad_sets)) for a in argv], capsys)
+    code, err = run_c4([a.replace("{dir}", str(bad_sets)) for a in argv], capsys)
     assert code == 2 and message in err and "Traceback" not in err, err
 
 
@@ -176,5 +169,5 @@ def test_bench_against_a_dead_service_fails_at_once(pons_sets, capsys):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    code, err = _c4(["bench", "solver", "--set", str(pons_sets / "Test_L3_R1"), "--n", "1", "--service", f"127.0.0.1:{port}"], capsys)
+    code, err = run_c4(["bench", "solver", "--set", str(pons_sets / "Test_L3_R1"), "--n", "1", "--service", f"127.0.0.1:{port}"], capsys)
     assert code == 1 and f"cannot reach the solver service at 127.0.0.1:{port}" in err
