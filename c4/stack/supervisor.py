@@ -31,6 +31,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
@@ -65,6 +66,8 @@ class Child:
     last_probe: str = ""
     next_probe_at: float = 0.0
     pump: threading.Thread | None = None
+    early_exits: int = 0  # exits since it was last ready (a child that never gets ready stops the start)
+    tail: deque = field(default_factory=lambda: deque(maxlen=3))  # its last lines of output, for errors
 
     @property
     def pid(self) -> int | None:
@@ -154,10 +157,13 @@ class LogSink:
             self.file = None
 
 
-def _pump(stream, name: str, sink: LogSink) -> None:
+def _pump(stream, name: str, sink: LogSink, tail: deque) -> None:
     with stream:
         for raw in iter(stream.readline, b""):
-            sink.write(name, raw.decode("utf-8", "replace"))
+            line = raw.decode("utf-8", "replace")
+            if line.strip():
+                tail.append(line.strip())
+            sink.write(name, line)
 
 
 # --------------------------------------------------------------------------- supervisor
@@ -170,6 +176,7 @@ class Supervisor:
     PROBE_EVERY_S = 0.5
     BACKOFF_S = (0.5, 1, 2, 4, 8, 15, 30)
     STABLE_S = 60.0  # a child up this long has its back-off reset
+    START_ATTEMPTS = 4  # a child that exits this often before it is ever ready fails the start
 
     def __init__(
         self,
@@ -246,6 +253,11 @@ class Supervisor:
                 waiting = [c for c in group if c.state != "ready"]
                 if not waiting:
                     break
+                for c in waiting:
+                    if c.early_exits >= self.START_ATTEMPTS:
+                        last = f": {c.tail[-1]}" if c.tail else ""
+                        raise StackFailed(f"{c.spec.name} exited {c.early_exits} times before it was ready "
+                                          f"(last exit code {c.last_exit}){last}")
                 if time.monotonic() > deadline:
                     detail = ", ".join(
                         f"{c.spec.name} ({c.state}: "
@@ -253,6 +265,8 @@ class Supervisor:
                         + ")" for c in waiting)
                     raise StackFailed(f"not ready after {self.start_timeout:.0f}s: {detail}")
                 self._stop.wait(self.POLL_S)
+            if self._stop.is_set():  # stopped while starting: start no further stage
+                return
 
     def stop_all(self) -> None:
         """Stop children, last stage first; SIGKILL what outlives its grace period."""
@@ -301,7 +315,7 @@ class Supervisor:
         c.started_at = time.monotonic()
         c.next_probe_at = 0.0
         c.last_probe = ""
-        c.pump = threading.Thread(target=_pump, args=(c.proc.stdout, spec.name, self.sink),
+        c.pump = threading.Thread(target=_pump, args=(c.proc.stdout, spec.name, self.sink, c.tail),
                                   name=f"log-{spec.name}", daemon=True)
         c.pump.start()
         self.sink.note(f"started {spec.name} (pid {c.pid}): {' '.join(spec.argv)}")
@@ -335,6 +349,8 @@ class Supervisor:
                 self._join_pump(c)
                 if now - c.started_at > self.STABLE_S:
                     c.restarts = 0
+                if c.state == "starting":
+                    c.early_exits += 1
                 delay = self._backoff(c)
                 why = f"signal {-code}" if code < 0 else f"code {code}"
                 self.sink.note(f"{c.spec.name} exited ({why}); restarting in {delay:g}s")
@@ -351,6 +367,7 @@ class Supervisor:
                 c.next_probe_at = time.monotonic() + self.PROBE_EVERY_S
                 if ok and c.running():
                     c.state = "ready"
+                    c.early_exits = 0
                     c.ready_at = time.monotonic()
                     self.sink.note(f"{c.spec.name} is ready ({c.ready_at - c.started_at:.1f}s)")
                     changed = True

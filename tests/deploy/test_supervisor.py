@@ -143,3 +143,42 @@ def test_log_sink_renders_json_and_plain_lines():
     assert lines[0] == "gateway    | 06:05:22.552 WARNING slow move  request_id=ab12 ms=12.5"
     assert lines[1] == "gateway    | plain text"
     assert lines[2] == 'gateway    | {"not": "a log record"}'
+
+
+def quick_supervisor(specs, out: io.StringIO):
+    from c4.stack.supervisor import Supervisor
+
+    sup = Supervisor(specs, LogSink(out, color=False), stack_id=uuid.uuid4().hex[:12], start_timeout=30)
+    sup.BACKOFF_S = (0.0,)
+    return sup
+
+
+def test_a_child_that_keeps_failing_before_ready_stops_the_start():
+    from c4.stack.supervisor import ChildSpec
+
+    out = io.StringIO()
+    broken = ChildSpec("broken", [sys.executable, "-c", "print('*** FATAL: bad file ***'); raise SystemExit(3)"],
+                       ready=lambda: (False, "never"))
+    sup = quick_supervisor([broken, ChildSpec("later", ["sleep", "1000"], stage=1)], out)
+    assert sup.run() == 1  # not a wait for the whole start timeout
+    assert ("broken exited 4 times before it was ready (last exit code 3): *** FATAL: bad file ***"
+            in out.getvalue())
+    assert sup.child("later").proc is None
+
+
+def test_a_stop_while_starting_starts_no_further_stage():
+    import threading
+
+    from c4.stack.supervisor import ChildSpec
+
+    out = io.StringIO()
+    sup = quick_supervisor([ChildSpec("first", ["sleep", "1000"], ready=lambda: (False, "not yet")),
+                            ChildSpec("second", ["sleep", "1000"], stage=1)], out)
+    runner = threading.Thread(target=sup.run)
+    runner.start()
+    wait_for(lambda: sup.child("first").running(), "the first stage to start")
+    sup.request_stop()
+    runner.join(60)
+    assert not runner.is_alive()
+    assert sup.child("second").proc is None, out.getvalue()
+    assert not sup.child("first").running()
