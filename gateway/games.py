@@ -27,7 +27,7 @@ from .errors import GameError
 from .learning import Learner
 from .metrics import LEARN_REQUESTS
 from .model import COLORS, color_to_move, is_over, program_to_move, public_state
-from .services import Services
+from .services import Services, think_ms_of
 from .settings import GatewaySettings
 from .store import Store
 
@@ -434,19 +434,28 @@ class Games:
             log.exception("opponent turn crashed", extra={"game": game_id})
             await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
 
-    async def _keep_claim(self, game_id: str, version: int) -> None:
-        try:
-            while True:
-                await asyncio.sleep(CLAIM_TTL_MS / 3000)
-                await self.store.renew(game_id, version, self.owner, CLAIM_TTL_MS)
-        except asyncio.CancelledError:
-            pass
-        except Exception as exc:
-            log.warning("claim renewal failed", extra={"game": game_id, "error": repr(exc)})
+    async def _keep_claim(self, game_id: str, version: int, think: asyncio.Task) -> None:
+        """Renew the claim while ``think`` runs; stop ``think`` when the turn is no
+        longer the game's (an undo or replay meanwhile): its answer would be thrown
+        away, and the engine would go on searching for nobody."""
+        while True:
+            await asyncio.sleep(CLAIM_TTL_MS / 3000)
+            try:
+                live = await self.store.renew(game_id, version, self.owner, CLAIM_TTL_MS)
+            except Exception as exc:  # Redis away for a moment: try again next time
+                log.warning("claim renewal failed", extra={"game": game_id, "error": repr(exc)})
+                continue
+            if not live:
+                log.info("opponent search stopped: the game changed", extra={"game": game_id, "version": version})
+                think.cancel()
+                return
 
     def _max_turn_s(self, doc: dict) -> float:
-        budget = (self._budget(doc) or 1000) / 1000
-        return 2 * budget + 2 * self.settings.rpc_timeout_s + CLAIM_TTL_MS / 1000 + 5
+        """The longest an opponent's turn can take: for ``perfect`` the solver's
+        deadline, then the engine's fallback search (``Services.think_deadline_s``)."""
+        spec = doc["seats"][color_to_move(doc)]["spec"] or "engine"
+        budget = think_ms_of(spec, self._budget(doc)) or 1000
+        return 3 * budget / 1000 + 2 * self.settings.rpc_timeout_s + CLAIM_TTL_MS / 1000 + 5
 
     def _budget(self, doc: dict) -> int:
         return int(doc["think_ms"] or 0)
@@ -479,9 +488,17 @@ class Games:
             if self.playing.get(game_id) == v:  # another coroutine took the turn while we claimed it
                 continue
             self.playing[game_id] = v
-            heartbeat = asyncio.create_task(self._keep_claim(game_id, v))
+            think = asyncio.create_task(self._think(doc))
+            heartbeat = asyncio.create_task(self._keep_claim(game_id, v, think))
             try:
-                col, search, resign = await self._think(doc)
+                col, search, resign = await think
+            except asyncio.CancelledError:
+                if not think.cancelled() or asyncio.current_task().cancelling():
+                    raise  # this coroutine itself is being cancelled (shutdown)
+                # The heartbeat stopped the search: the game moved on without it.
+                await self.store.release(game_id, v, self.owner)
+                doc = await self.store.load(game_id)
+                continue
             except GameError as exc:
                 heartbeat.cancel()
                 await self.store.release(game_id, v, self.owner)

@@ -60,6 +60,21 @@ def position_pb(doc: dict) -> common_pb2.Position:
                                moves=[c + 1 for c in doc["moves"]])
 
 
+# The engine service's budget for a bare "engine" spec (engine_svc.players.DEFAULT_ENGINE_MS).
+BARE_ENGINE_MS = 2000
+
+
+def think_ms_of(player: str, budget_ms: int) -> int:
+    """The milliseconds a player will think: the game's think time, else the N of
+    ``engine:N`` (0 for players whose N is not a time: minimax depth, mcts playouts)."""
+    if budget_ms:
+        return budget_ms
+    family, sep, arg = player.strip().lower().partition(":")
+    if family != "engine":
+        return 0
+    return int(arg) if sep and arg.isascii() and arg.isdigit() else BARE_ENGINE_MS
+
+
 def _translate(service: str, exc: grpc.aio.AioRpcError) -> GameError:
     code = exc.code()
     if code == grpc.StatusCode.UNAVAILABLE:
@@ -116,17 +131,23 @@ class Services:
                 return p["takes_budget"]
         return True
 
+    def think_deadline_s(self, player: str, budget_ms: int) -> float:
+        """The gRPC deadline of a move: the engine gives a search at most half the
+        time left (an iteration may run to twice its budget), so twice the think
+        time plus the quick-call timeout, or ``engine:20000`` would think 5 s."""
+        return 2 * think_ms_of(player, budget_ms) / 1000 + self.timeout_s
+
     async def move(self, doc: dict, player: str, budget_ms: int, seed: int = 0) -> engine_pb2.SearchResult:
         req = engine_pb2.MoveRequest(position=position_pb(doc), player=player, budget_ms=budget_ms, seed=seed)
         try:
-            return await self.engine.Move(req, timeout=budget_ms / 1000 + self.timeout_s, metadata=_metadata())
+            return await self.engine.Move(req, timeout=self.think_deadline_s(player, budget_ms), metadata=_metadata())
         except grpc.aio.AioRpcError as exc:
             raise _translate("engine", exc) from None
 
     async def think(self, doc: dict, player: str, budget_ms: int, seed: int = 0) -> AsyncIterator:
         """Yields ``engine_pb2.DepthReport`` progress, then the ``SearchResult``."""
         req = engine_pb2.MoveRequest(position=position_pb(doc), player=player, budget_ms=budget_ms, seed=seed)
-        call = self.engine.Think(req, timeout=budget_ms / 1000 + self.timeout_s, metadata=_metadata())
+        call = self.engine.Think(req, timeout=self.think_deadline_s(player, budget_ms), metadata=_metadata())
         try:
             async for update in call:
                 if update.HasField("progress"):

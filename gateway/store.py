@@ -80,18 +80,18 @@ return 0
 
 # Keep a claim alive while its owner still works on the turn, and the claim carried
 # to the game's current version by changes that are not moves (hints, think time).
+# Returns 1 while the owner holds the turn at the game's current version, else 0:
+# the game moved on (undo, replay, expiry) or another gateway took the turn, so the
+# search is for nobody.
 # KEYS: the claim, the game; ARGV: owner, ttl ms, the claim key without its version
 RENEW = """
-local n = 0
-if redis.call('GET', KEYS[1]) == ARGV[1] then n = redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 local v = redis.call('HGET', KEYS[2], 'v')
-if v then
-  local carried = ARGV[3] .. v
-  if carried ~= KEYS[1] and redis.call('GET', carried) == ARGV[1] then
-    redis.call('PEXPIRE', carried, ARGV[2])
-  end
-end
-return n
+if not v then return 0 end
+local current = ARGV[3] .. v
+if redis.call('GET', current) ~= ARGV[1] then return 0 end
+if current ~= KEYS[1] then redis.call('PEXPIRE', current, ARGV[2]) end
+return 1
 """
 
 # Release a claim only if it is still ours.
@@ -166,6 +166,8 @@ class Store:
         return bool(await self._claim(keys=[CLAIM.format(game_id, version)], args=[owner, ttl_ms]))
 
     async def renew(self, game_id: str, version: int, owner: str, ttl_ms: int) -> bool:
+        """Keep ``owner``'s claim on the turn at ``version`` (and where it was carried);
+        False when the turn is no longer the game's current one or not ``owner``'s."""
         return bool(await self._renew(keys=[CLAIM.format(game_id, version), GAME.format(game_id)],
                                       args=[owner, ttl_ms, CLAIM.format(game_id, "")]))
 

@@ -112,22 +112,33 @@ def test_progress_on_the_websocket_and_undo_while_thinking(api, gateway):
             m = json.loads(ws.recv(timeout=30))
             if m["type"] == "state" and m["state"]["version"] >= undone:
                 break
-        # The engine's late answer arrives and is thrown away (the gateway logs it).
+        # The search is stopped within a claim renewal (a second), not left to run for
+        # nobody through its think time (the gateway logs it; the answer never lands).
         from tests.gateway.conftest import LOGS
 
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             log = (LOGS / "gateway.log").read_text()
-            if any("opponent answer discarded" in line and gid in line for line in log.splitlines()):
+            if any("opponent search stopped" in line and gid in line for line in log.splitlines()):
                 break
             time.sleep(0.2)
         else:
-            raise AssertionError("the engine's answer was neither played nor discarded")
+            raise AssertionError("the engine's search of the undone move was not stopped")
     state = api.get(f"/api/v1/games/{gid}").json()
     assert state["moves"] == [] and state["version"] == undone and state["status"] == "to_move"
     # And the game goes on normally.
     r = move(api, gid, token, 3)
     assert r.status_code == 200 and r.json()["ply"] == 2
+
+
+def test_an_engine_opponent_thinks_its_whole_budget(api):
+    """engine:N without a think time thinks N ms, and a think time of N ms is N ms.
+    The engine gives a search at most half the time left before the gRPC deadline
+    (an iteration may run to twice its budget): with a deadline of the budget plus
+    the quick-call timeout (5 s here), engine:6000 played as engine:2490."""
+    for body in ({"opponent": "engine:6000"}, {"opponent": "engine", "think_ms": 6000}):
+        gid, token, created = create(api, engine_starts=True, **body)  # a book answer: no wait
+        assert created["state"]["last_search"]["player"] == "engine:6000", body
 
 
 def test_a_waiting_move_is_searched_once(api, gateway):
