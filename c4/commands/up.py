@@ -77,6 +77,20 @@ def _already_running(state_file: Path) -> int | None:
     return pid if b"up" in cmdline.split(b"\0") else None
 
 
+def _unusable_data_dir(data_dir: Path) -> str | None:
+    """Make the data folder and its logs/; why it cannot be used, if it cannot."""
+    try:
+        (data_dir / "logs").mkdir(parents=True, exist_ok=True)
+        probe = data_dir / ".c4-up-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except FileExistsError as err:
+        return f"is not a folder ({err.filename} is a file)"
+    except OSError as err:
+        return f"cannot be used: {err.strerror or err}"
+    return None
+
+
 def run(args) -> int:
     from prometheus_client import start_http_server
     from prometheus_client.registry import CollectorRegistry
@@ -86,8 +100,10 @@ def run(args) -> int:
     from c4.stack.supervisor import LogSink, Supervisor, SupervisorCollector
 
     data_dir: Path = args.data_dir.resolve()
-    data_dir.mkdir(parents=True, exist_ok=True)
-    (data_dir / "logs").mkdir(exist_ok=True)
+    unusable = _unusable_data_dir(data_dir)
+    if unusable:
+        print(f"c4 up: --data-dir {data_dir} {unusable}", file=sys.stderr)
+        return 2
     state_file = data_dir / "stack.json"
     other = _already_running(state_file)
     if other:

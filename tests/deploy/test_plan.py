@@ -89,3 +89,13 @@ def test_a_bad_port_in_the_environment_is_refused_by_c4_up_only(monkeypatch, cap
     with pytest.raises(SystemExit):
         main(["up"])
     assert "--http-port: 'abc' is not a whole number" in capsys.readouterr().err
+
+
+def test_a_data_dir_that_is_a_file_is_refused_in_one_line(tmp_path, capsys):
+    from c4.main import main
+
+    not_a_folder = tmp_path / "a-file"
+    not_a_folder.write_text("")
+    assert main(["up", "--data-dir", str(not_a_folder), "--http-port", "0", "--bridge-port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"c4 up: --data-dir {not_a_folder} cannot be used") and "Traceback" not in err
