@@ -198,6 +198,20 @@ def test_engine_sees_a_forced_win(page, stack):
     shot(page, "forced_win")
 
 
+def test_engine_notes_go_to_the_detail_line(page, stack):
+    # greedy's note "blocks" is about its own move: on the status line it read "Your turn. blocks"
+    seat_position(stack, page.context, [1, 7, 2, 7], opponent="greedy")
+    page.goto("/")
+    my_turn(page)
+    page.keyboard.press("3")  # three in a row: greedy blocks at 4
+    wait_ply(page, 6)
+    wait_status(page, "to_move")
+    assert (4, 1, 1) in discs(page)
+    assert page.inner_text("#status").strip() == "Your turn."
+    assert page.inner_text("#detail").endswith("blocks")
+    shot(page, "engine_note")
+
+
 def test_engine_resigns_when_it_proves_its_loss(page, stack):
     # red (the engine) is to move and lost: after Pons' position, red's blunder and yellow's best reply
     seat_position(stack, page.context, PONS + [1, 1], opponent="engine:500", think_ms=500, you="yellow")

@@ -24,6 +24,27 @@ export function seatName(app, colour, { subject = false } = {}) {
 export function chip(colour) { return `<span class="chip p${COLOUR[colour]}" aria-hidden="true"></span>`; }
 
 
+const VERB = { win: "wins", loss: "loses", draw: "draws" };
+
+/** The gateway's `message` split for people: a sentence (capitalised: "Engine
+ * sees a forced win!", a resignation, "Perfect play: ...") goes on the status
+ * line; the engine's own notes are clauses about its move ("blocks", "random
+ * move", "book move: a loss with best play", "37 of 1000 visits") that would
+ * read as if about the player there ("Your turn. blocks"), so they go on the
+ * detail line, unless it already says the same (book outcome, fallback). */
+export function splitMessage(message, ls, resignedNow = false) {
+  let msg = message.trim();
+  if (resignedNow && /resign/i.test(msg)) msg = msg.replace(/^.*?resigns?:?\s*/i, "").replace(/^./, (c) => c.toUpperCase());
+  if (!msg && ls && ls.proven && ls.outcome === "win") return { headline: "Engine sees a forced win!", note: "" };
+  if (ls && ls.player === "perfect" && ls.proven && /^Perfect play/.test(msg)) {
+    // "Perfect play: lost against best play." reads as the player's loss
+    msg = { win: "Perfect sees a forced win!", loss: "Perfect is lost against best play.", draw: "Perfect sees a draw with best play." }[ls.outcome] || msg;
+  }
+  if (!msg || /^[A-Z]/.test(msg)) return { headline: msg, note: "" };
+  const said = (ls && ls.book && /^book move:/.test(msg)) || (ls && ls.source === "engine_fallback");
+  return { headline: "", note: said ? "" : msg };
+}
+
 /** The status line (whose turn, thinking, result, the gateway's message) and
  * the detail line (live progress or the last search, notes). */
 export function renderStatus(app, note = "") {
@@ -53,11 +74,9 @@ export function renderStatus(app, note = "") {
   } else {
     html = st.to_move === app.seat ? `${chip(st.to_move)} Your turn.` : `${chip(st.to_move)} ${esc(seatName(app, st.to_move, { subject: true }))} to move.`;
   }
-  let msg = st.message || "";
-  if (resignedNow && /resign/i.test(msg)) msg = msg.replace(/^.*?resigns?:?\s*/i, "").replace(/^./, (c) => c.toUpperCase());
   const ls = st.last_search;
-  if (!msg && ls && ls.proven && ls.outcome === "win") msg = "Engine sees a forced win!";
-  if (msg) html += ` <strong class="message">${esc(msg)}</strong>`;
+  const { headline, note: engineNote } = splitMessage(st.message || "", ls, resignedNow);
+  if (headline) html += ` <strong class="message">${esc(headline)}</strong>`;
   if (app.viewPly !== null) {
     // looking back: the status is about the position shown, the game's own goes below
     const colour = NAME[app.viewPly % 2];
@@ -78,13 +97,14 @@ export function renderStatus(app, note = "") {
     // players that do not search (random, greedy, ...) have no score to show
     const searched = ls.depth || ls.nodes || ls.proven || ls.book;
     // a book answer's score is the book's exact value, not a search's
-    if (ls.book && ls.outcome && ls.outcome !== "unknown") parts.push(`book: ${ls.outcome} with best play`);
+    if (ls.book && ls.outcome && ls.outcome !== "unknown") parts.push(`book: ${esc(ls.player || "engine")} ${VERB[ls.outcome] || ls.outcome} with best play`);
     else if (searched) parts.push(`score ${engineScore(ls.score)}`);
     if (ls.depth) parts.push(`depth ${ls.depth}`);
     if (ls.nodes) parts.push(`${count(ls.nodes)} nodes`);
     if (searched && ls.millis !== undefined) parts.push(millis(ls.millis));
     if (ls.proven && ls.outcome && ls.outcome !== "unknown") parts.push(`proven ${ls.outcome}`);
     if (ls.source === "engine_fallback") parts.push("not proven in time: engine move");
+    if (engineNote) parts.push(esc(engineNote));
     d = parts.join(" · ");
   }
   if (app.solution && app.solutionData?.error) d = `Solver: ${esc(app.solutionData.error)}${d ? " — " + d : ""}`;
