@@ -179,7 +179,7 @@ def build(opts: StackOptions) -> Stack:
         env={**common, "C4_GATEWAY_HOST": opts.host, "C4_GATEWAY_PORT": str(opts.http_port),
              "C4_GATEWAY_BRIDGE_HOST": opts.host, "C4_GATEWAY_BRIDGE_PORT": str(opts.bridge_port),
              "C4_GATEWAY_ENGINE_ADDR": engine_addr, "C4_GATEWAY_SOLVER_ADDR": solver_addr,
-             "C4_GATEWAY_PUBLIC_URL": public},
+             "C4_GATEWAY_PUBLIC_URL": public, **_learn_queue_of_the_workers()},
         ready=lambda u=readyz: probe.http_ok(u, 1.0),
         info={"url": public + "/", "bridge": bridge, "mcp": public + "/mcp", "metrics": local + "/metrics"},
     ))
@@ -198,6 +198,15 @@ def build(opts: StackOptions) -> Stack:
                "solver": f"http://{loop}:{solver_metrics}/metrics"}
     return Stack(specs=specs, redis_url=redis_url, http_url=public + "/", bridge=bridge, mcp_url=public + "/mcp",
                  metrics=metrics, redis_external=redis_external)
+
+
+def _learn_queue_of_the_workers() -> dict[str, str]:
+    """The gateway sends learn requests where the workers take them: a
+    C4_BOOKGEN_LEARN_QUEUE in the environment moves both (unless the gateway's own is set)."""
+    queue = os.environ.get("C4_BOOKGEN_LEARN_QUEUE")
+    if queue and "C4_GATEWAY_LEARN_QUEUE" not in os.environ:
+        return {"C4_GATEWAY_LEARN_QUEUE": queue}
+    return {}
 
 
 _celery_apps: dict = {}

@@ -196,6 +196,37 @@ def test_every_setting_name_is_read_by_the_code(resolved):
             assert name.upper() in known, f"{service}: {name} is read by no settings field"
 
 
+# Settings a container does not take from the shell: web_dir is a path inside the image.
+NOT_PASSED = {"gateway": {"web_dir"}}
+
+
+def test_every_setting_of_the_code_can_be_set_from_the_shell(raw):
+    """Each settings field has one of its variable names in its service's environment
+    (bare, to pass the shell's or .env's value through, or wired), so docs/services.md
+    holds for containers too."""
+    for service, (modules, prefix) in APP_SERVICES.items():
+        names = env_names(settings_class(modules, prefix))
+        listed = {name.upper() for name in environment(raw["services"][service])}
+        fields = set(names.values()) - NOT_PASSED.get(service, set())
+        missing = sorted(field for field in fields
+                         if not any(n in listed for n, f in names.items() if f == field))
+        assert not missing, f"{service}: no variable in docker-compose.yml sets {missing}"
+
+
+def test_learn_requests_go_to_the_queue_the_workers_take(raw, resolved, monkeypatch):
+    from books.bookgen.config import BookgenSettings
+
+    default = BookgenSettings.model_fields["learn_queue"].default
+    wired = environment(raw["services"]["gateway"])["C4_GATEWAY_LEARN_QUEUE"]
+    assert wired == "${C4_BOOKGEN_LEARN_QUEUE:-%s}" % default
+    assert environment(resolved["services"]["gateway"])["C4_GATEWAY_LEARN_QUEUE"] == default
+    assert "C4_BOOKGEN_LEARN_QUEUE" in environment(raw["services"]["bookgen-worker"])
+
+
+def test_backend_network_is_internal_unless_told(resolved):
+    assert resolved["networks"]["backend"].get("internal") is True
+
+
 def test_settings_parse_from_the_compose_environment(resolved, monkeypatch):
     """What compose sets is valid for each settings class, and the wiring agrees."""
     services = resolved["services"]

@@ -99,3 +99,10 @@ def test_a_data_dir_that_is_a_file_is_refused_in_one_line(tmp_path, capsys):
     assert main(["up", "--data-dir", str(not_a_folder), "--http-port", "0", "--bridge-port", "0"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"c4 up: --data-dir {not_a_folder} cannot be used") and "Traceback" not in err
+
+
+def test_the_gateway_sends_learn_requests_to_the_workers_queue(tmp_path, monkeypatch):
+    monkeypatch.delenv("C4_GATEWAY_LEARN_QUEUE", raising=False)
+    monkeypatch.setenv("C4_BOOKGEN_LEARN_QUEUE", "team.learn")
+    gateway = {s.name: s for s in plan.build(options(tmp_path, workers=1)).specs}["gateway"]
+    assert gateway.env["C4_GATEWAY_LEARN_QUEUE"] == "team.learn"
