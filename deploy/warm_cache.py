@@ -4,7 +4,9 @@ The image build runs this with ``NUMBA_CACHE_DIR`` set, so a container starts
 with every kernel its service compiles during warm-up already on disk
 (``@njit(cache=True)``): the services' own warm-up code decides what gets
 compiled, nothing is listed twice. Each service runs on a free loopback port,
-without Redis, and is stopped with SIGTERM once SERVING.
+without Redis, and is stopped with SIGTERM once SERVING. Then the bookgen
+worker's own warm-up (what a worker runs before it takes tasks) runs once, for
+the kernels only workers use.
 
     NUMBA_CACHE_DIR=/var/cache/c4/numba python deploy/warm_cache.py
 
@@ -62,11 +64,22 @@ def warm(name: str, module: str, prefix: str) -> bool:
                 proc.wait()
 
 
+def warm_bookgen() -> bool:
+    """The worker's warm-up (``C4_BOOKGEN_WARM`` boards), without a worker or Redis."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("REDIS_URL")}
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", "from books.bookgen.tasks import _warm; _warm()"],
+                          env=env, cwd=REPO, timeout=TIMEOUT_S)
+    print(f"warm_cache: bookgen warm-up {'done' if done.returncode == 0 else 'failed'} "
+          f"after {time.monotonic() - started:.1f}s", file=sys.stderr)
+    return done.returncode == 0
+
+
 def main() -> int:
     cache = os.environ.get("NUMBA_CACHE_DIR")
     if not cache:
         print("warm_cache: NUMBA_CACHE_DIR is not set; the cache goes beside the sources", file=sys.stderr)
-    ok = all([warm(name, module, prefix) for name, (module, prefix) in SERVICES.items()])
+    ok = all([*(warm(name, module, prefix) for name, (module, prefix) in SERVICES.items()), warm_bookgen()])
     if cache:
         files = sum(1 for p in Path(cache).rglob("*") if p.suffix in (".nbi", ".nbc"))
         print(f"warm_cache: {files} cache files in {cache}", file=sys.stderr)

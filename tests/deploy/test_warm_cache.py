@@ -1,7 +1,7 @@
 """The image's warm numba cache: ``deploy/warm_cache.py`` (what the Dockerfile
 runs) fills ``NUMBA_CACHE_DIR`` by starting each service until SERVING; a
-service started afterwards with the same cache finds every kernel there and
-compiles (writes) nothing."""
+service (or bookgen worker) started afterwards with the same cache finds every
+kernel there and compiles (writes) nothing."""
 
 from __future__ import annotations
 
@@ -44,3 +44,10 @@ def test_warm_cache_is_complete(tmp_path):
     second = warm(cache)
     assert second.returncode == 0, second.stderr[-3000:]
     assert snapshot(cache) == filled, "a warm start compiled kernels again"
+
+    # a bookgen worker's warm-up, as it runs before taking tasks, finds its kernels too
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    worker = subprocess.run([sys.executable, "-c", "from books.bookgen.tasks import _warm; _warm()"],
+                            cwd=REPO, env={**env, "NUMBA_CACHE_DIR": str(cache)}, capture_output=True, text=True)
+    assert worker.returncode == 0, worker.stderr[-3000:]
+    assert snapshot(cache) == filled, "the bookgen worker compiled kernels the image does not carry"
