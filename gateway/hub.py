@@ -5,6 +5,16 @@ watchers would empty the connection pool every request shares). The hub holds
 one pub/sub connection, subscribes each game's channel once however many
 watchers it has, and copies every message into each watcher's queue.
 
+The hub's connection is read by its reader task alone. redis-py's pub/sub
+runs a health check (a PING *and a read of its answer*) before a command
+when nothing is subscribed; with the reader waiting on the same connection
+that was a second reader ("readuntil() called while another coroutine is
+already waiting"): the subscribe failed, and the channel stayed registered
+without being subscribed, so every later watcher of that game on this
+process got no live change. So the hub stays subscribed to a channel of its
+own (``KEEP``) from its first watcher on, and a failed subscribe leaves
+nothing behind.
+
 A watcher's queue is bounded: a watcher too slow to keep up, and every watcher
 after the hub lost its connection (messages may have been missed while Redis
 was away), gets ``RESYNC`` instead of the missed messages and reloads the game.
@@ -14,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -21,6 +32,7 @@ from redis.exceptions import RedisError
 log = logging.getLogger(__name__)
 
 RESYNC = None  # put in a queue: messages were lost, reload the state
+KEEP = "c4:hub:{}"  # the hub's own channel, subscribed for good (nothing is published on it)
 QUEUE_SIZE = 256
 CONFIRM_TIMEOUT_S = 2.0
 
@@ -57,6 +69,7 @@ class Hub:
         self.lock = asyncio.Lock()
         self.reader: asyncio.Task | None = None
         self._hooked = None  # the connection our reconnect callback is registered on
+        self.keep = KEEP.format(secrets.token_hex(8))
 
     async def watch(self, channel: str) -> Watch:
         """Subscribe (once per channel) and return when Redis has confirmed it, so a
@@ -68,11 +81,13 @@ class Hub:
             if fresh:
                 event = self.confirmed[channel] = asyncio.Event()
                 try:
-                    await self.pubsub.subscribe(channel)
-                except (RedisError, OSError):
+                    # The first subscribe also takes KEEP, before the reader starts.
+                    await self.pubsub.subscribe(channel, *(() if self.pubsub.subscribed else (self.keep,)))
+                except BaseException:
                     self.watches[channel].discard(w)
                     if not self.watches[channel]:
                         del self.watches[channel]
+                        self.confirmed.pop(channel, None)
                     raise
                 self._hook()
                 if self.reader is None or self.reader.done():
