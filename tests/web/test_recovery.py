@@ -84,3 +84,27 @@ def test_without_websocket_the_page_still_follows(page):
     wait_ply(page, 2, timeout=15000)  # the reply arrives by asking for the state
     my_turn(page, timeout=10000)
     assert len(discs(page)) == 2
+
+
+def test_a_deaf_websocket_does_not_stall_the_page(page):
+    # the socket stays open and passes the first state and pongs, then nothing
+    # (as when the gateway's subscription to the game's channel has failed)
+    def deaf(ws):
+        server = ws.connect_to_server()
+        passed = []
+
+        def from_server(message):
+            if not passed or '"pong"' in str(message):
+                passed.append(message)
+                ws.send(message)
+        server.on_message(from_server)
+
+    page.route_web_socket("**/ws", deaf)
+    open_new_game(page, opponent="random", youStart=True, think=0.05)
+    my_turn(page, timeout=10000)
+    conn_state(page, "open")
+    page.keyboard.press("4")
+    wait_ply(page, 2, timeout=20000)  # the reply the socket never passed on
+    my_turn(page, timeout=10000)
+    assert len(discs(page)) == 2
+    shot(page, "deaf_websocket")

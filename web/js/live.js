@@ -17,6 +17,7 @@ export class Live {
     this.timer = null;
     this.pingTimer = null;
     this.lastMessage = 0;
+    this.lastNews = 0; // the last state or progress (pongs prove the link, not the game's channel)
     this.connect();
   }
 
@@ -38,7 +39,7 @@ export class Live {
     this.ws = ws;
     ws.onopen = () => {
       this.backoff = 500;
-      this.lastMessage = Date.now();
+      this.lastMessage = this.lastNews = Date.now();
       this.h.onStatus?.("open");
       clearInterval(this.pingTimer);
       this.pingTimer = setInterval(() => this.ping(), 15000);
@@ -47,6 +48,7 @@ export class Live {
       this.lastMessage = Date.now();
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
+      if (msg.type === "state" || msg.type === "progress") this.lastNews = Date.now();
       if (msg.type === "state") this.h.onState?.(msg.state);
       else if (msg.type === "progress") this.h.onProgress?.(msg);
       else if (msg.type === "error") {

@@ -623,11 +623,20 @@ function render(animate) {
 }
 
 // Without the WebSocket (reconnecting, or a proxy that drops it) the page
-// still follows the game: while someone else is to move it asks for the state.
+// still follows the game: while someone else is to move it asks for the state
+// every 2 s. An open WebSocket that has said nothing for 5 s meanwhile is asked
+// too, every 5 s: a socket can stay open yet deaf (seen: a gateway whose
+// subscription to the game's channel failed sent the first state and nothing
+// after, and the page showed "is thinking…" for ever).
+const QUIET_MS = 5000;
+let lastPoll = 0;
 setInterval(async () => {
   const st = app.st;
-  if (!st || !app.live || app.live.isOpen || st.status === "over" || app.recovering) return;
+  if (!st || !app.live || st.status === "over" || app.recovering) return;
   if (st.status === "to_move" && st.to_move === app.seat) return;
+  const now = Date.now();
+  if (app.live.isOpen && (now - app.live.lastNews < QUIET_MS || now - lastPoll < QUIET_MS)) return;
+  lastPoll = now;
   try { applyState(await api.get(app.id, app.token)); } catch { /* recover() reports outages */ }
 }, 2000);
 
