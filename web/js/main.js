@@ -405,7 +405,11 @@ async function refreshSolution() {
     if (app.verdicts) renderMoves();
   } catch (err) {
     if (app.solutionData?.key !== key) return;
-    app.solutionData = { key, error: err.message };
+    // the gateway's "could not prove every column within 10000 ms" says nothing of when it will
+    const text = err.code === "timeout"
+      ? `this position is too early to solve in 10 s (the first moves of a big board take the solver minutes); the scores come a few moves later`
+      : err.message;
+    app.solutionData = { key, error: text };
     render(false);
     if (err.code === "service_unavailable") { showDown(err.message); waitReady(); }
     else if (err.code === "network") recover();
