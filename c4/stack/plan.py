@@ -5,6 +5,7 @@ docs/services.md), as :class:`~c4.stack.supervisor.ChildSpec` lists.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import socket
@@ -25,14 +26,25 @@ def free_port(host: str = "127.0.0.1") -> int:
         return s.getsockname()[1]
 
 
-def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
-    with socket.socket() as s:
+def bind_error(port: int, host: str = "127.0.0.1") -> OSError | None:
+    """Why a server could not listen on host:port now (None: it could), for
+    IPv4 and IPv6 hosts and names alike."""
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                          flags=socket.AI_PASSIVE)[0]
+    except socket.gaierror as err:
+        return err
+    with socket.socket(family, kind, proto) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            s.bind((host, port))
-        except OSError:
-            return False
-    return True
+            s.bind(addr)
+        except OSError as err:
+            return err
+    return None
+
+
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    return bind_error(port, host) is None
 
 
 def redis_server_binary() -> str | None:
@@ -106,9 +118,13 @@ def build(opts: StackOptions) -> Stack:
     """Choose ports, check they are free, and describe every child."""
     loop = "127.0.0.1"
     for label, port, host in (("HTTP", opts.http_port, opts.host), ("bridge", opts.bridge_port, opts.host)):
-        if port and not port_is_free(port, host):
+        err = bind_error(port, host) if port else None
+        if isinstance(err, OSError) and err.errno == errno.EADDRINUSE:
             raise PlanError(f"the {label} port {hostport(host, port)} is in use "
                             f"(another stack?): choose another with --{label.lower()}-port")
+        if err:  # not a local address, an unknown name, a port below 1024 without the right
+            raise PlanError(f"cannot listen on {hostport(host, port)} for {label} (--host {host}): "
+                            f"{err.strerror or err}")
     engine_port = opts.engine_port or free_port()
     solver_port = opts.solver_port or free_port()
     engine_metrics = opts.engine_metrics_port or free_port()
@@ -170,7 +186,7 @@ def build(opts: StackOptions) -> Stack:
     ))
 
     # Stage 2: the gateway, ready when Redis and both services answer its /readyz.
-    bridge = hostport(url_host(opts.host), opts.bridge_port) if opts.bridge_port else "off"
+    bridge = f"{url_host(opts.host)}:{opts.bridge_port}" if opts.bridge_port else "off"
     local = f"http://{url_host(opts.host)}:{opts.http_port}"
     public = (opts.public_url or local).rstrip("/")
     readyz = local + "/readyz"

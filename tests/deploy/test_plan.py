@@ -106,3 +106,17 @@ def test_the_gateway_sends_learn_requests_to_the_workers_queue(tmp_path, monkeyp
     monkeypatch.setenv("C4_BOOKGEN_LEARN_QUEUE", "team.learn")
     gateway = {s.name: s for s in plan.build(options(tmp_path, workers=1)).specs}["gateway"]
     assert gateway.env["C4_GATEWAY_LEARN_QUEUE"] == "team.learn"
+
+
+def test_a_host_that_cannot_be_listened_on_is_not_called_busy(tmp_path):
+    with pytest.raises(plan.PlanError, match=r"cannot listen on nosuchhost\.invalid:\d+ for HTTP"):
+        plan.build(options(tmp_path, host="nosuchhost.invalid"))
+
+
+def test_an_ipv6_host_is_planned_and_shown_once_bracketed(tmp_path):
+    if plan.bind_error(0, "::1") is not None:
+        pytest.skip("no IPv6 loopback here")
+    stack = plan.build(options(tmp_path, host="::1"))
+    gateway = {s.name: s for s in stack.specs}["gateway"]
+    assert stack.bridge == f"[::1]:{gateway.env['C4_GATEWAY_BRIDGE_PORT']}"
+    assert stack.http_url == f"http://[::1]:{gateway.env['C4_GATEWAY_PORT']}/"
