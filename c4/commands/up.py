@@ -91,6 +91,20 @@ def _unusable_data_dir(data_dir: Path) -> str | None:
     return None
 
 
+def _lock_data_dir(data_dir: Path):
+    """An exclusive lock on the data folder for this process's life (two stacks
+    started at once on one folder would share Redis's files); None when taken."""
+    import fcntl
+
+    handle = open(data_dir / "stack.lock", "a")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return None
+    return handle
+
+
 def run(args) -> int:
     from prometheus_client import start_http_server
     from prometheus_client.registry import CollectorRegistry
@@ -106,8 +120,10 @@ def run(args) -> int:
         return 2
     state_file = data_dir / "stack.json"
     other = _already_running(state_file)
-    if other:
-        print(f"c4 up: another stack (pid {other}) uses {data_dir}; stop it or choose --data-dir", file=sys.stderr)
+    lock = None if other else _lock_data_dir(data_dir)
+    if lock is None:
+        who = f"pid {other or _already_running(state_file) or '?'}"
+        print(f"c4 up: another stack ({who}) uses {data_dir}; stop it or choose --data-dir", file=sys.stderr)
         return 2
 
     stack_id = uuid.uuid4().hex[:12]
@@ -168,3 +184,4 @@ def run(args) -> int:
     finally:
         metrics_server.shutdown()
         sink.close()
+        lock.close()  # the data folder is free again

@@ -120,3 +120,18 @@ def test_an_ipv6_host_is_planned_and_shown_once_bracketed(tmp_path):
     gateway = {s.name: s for s in stack.specs}["gateway"]
     assert stack.bridge == f"[::1]:{gateway.env['C4_GATEWAY_BRIDGE_PORT']}"
     assert stack.http_url == f"http://[::1]:{gateway.env['C4_GATEWAY_PORT']}/"
+
+
+def test_a_data_dir_locked_by_a_starting_stack_is_refused(tmp_path, capsys):
+    """Two `c4 up` started at once on one folder: the second sees the first's lock,
+    even before the first wrote its state file."""
+    import fcntl
+
+    from c4.main import main
+
+    (tmp_path / "stack.lock").touch()
+    with open(tmp_path / "stack.lock") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        code = main(["up", "--data-dir", str(tmp_path), "--http-port", "0", "--bridge-port", "0",
+                     "--workers", "0", "--start-timeout", "0.1", "--color", "never"])
+    assert code == 2 and f"uses {tmp_path}" in capsys.readouterr().err
