@@ -112,8 +112,13 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
-        code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(exc.status_code, "http_error")
-        return _error(exc.status_code, code, str(exc.detail), request)
+        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed",
+                413: "too_large"}.get(exc.status_code, "http_error")
+        detail = str(exc.detail)
+        if exc.status_code == 400 and detail == "There was an error parsing the body":
+            # JSON nested deeper than the parser goes ('[' * 100000): Python's RecursionError
+            detail = "bad JSON: it cannot be read (nested too deeply?)"
+        return _error(exc.status_code, code, detail, request)
 
     async def redis_down(request: Request, exc: Exception):
         log.warning("redis unavailable", extra={"error": repr(exc)})

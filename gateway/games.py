@@ -44,6 +44,9 @@ RETRY_AFTER_S = 1.0
 # (every third of it) while the services think: a crashed gateway's turn is
 # taken over by another gateway's sweeper within about this time.
 CLAIM_TTL_MS = 3000  # when a service is down, the sweeper tries the turn again after this
+# Attempts of a change that names no version (join, hints, think time) before `conflict`:
+# each round of a race lets at least one save land, so 20 clients at once all get through.
+CONFLICT_RETRIES = 25
 
 
 def _illegal(exc: Exception, state: dict | None = None) -> GameError:
@@ -133,6 +136,8 @@ class Games:
     async def _check_spec(self, spec: str) -> None:
         if spec in ("perfect", "human"):
             return
+        if len(spec) > 64:  # no spec is this long; do not echo a megabyte back
+            raise GameError("bad_request", f"unknown opponent {spec[:32]!r}... ({len(spec)} characters)")
         try:
             players = await self.services.list_players() if self.services._players is None else self.services._players
         except GameError:
@@ -197,7 +202,21 @@ class Games:
         out["state"]["you"] = you
         return out
 
+    async def _again_on_conflict(self, action):
+        """Run an action whose request names no version (join, hints, think time): when
+        its save loses the race to another change (a move, the engine's answer), it is
+        done again on the newer game instead of answering ``conflict``."""
+        for attempt in range(CONFLICT_RETRIES):
+            try:
+                return await action()
+            except GameError as exc:
+                if exc.code != "conflict" or attempt == CONFLICT_RETRIES - 1:
+                    raise
+
     async def join(self, game_id: str, invite: str | None) -> dict:
+        return await self._again_on_conflict(lambda: self._join(game_id, invite))
+
+    async def _join(self, game_id: str, invite: str | None) -> dict:
         doc = await self.store.load(game_id)
         for color in COLORS:
             seat = doc["seats"][color]
@@ -292,6 +311,9 @@ class Games:
         return other["kind"] != "opponent" and other.get("joined", True)
 
     async def set_hints(self, game_id: str, token: str | None, on: bool) -> dict:
+        return await self._again_on_conflict(lambda: self._set_hints(game_id, token, on))
+
+    async def _set_hints(self, game_id: str, token: str | None, on: bool) -> dict:
         doc = await self.store.load(game_id)
         seat = self.authorize(doc, token)
         expected = doc["version"]
@@ -300,6 +322,9 @@ class Games:
         return self.view(doc, seat)
 
     async def set_think(self, game_id: str, token: str | None, think_ms) -> dict:
+        return await self._again_on_conflict(lambda: self._set_think(game_id, token, think_ms))
+
+    async def _set_think(self, game_id: str, token: str | None, think_ms) -> dict:
         doc = await self.store.load(game_id)
         seat = self.authorize(doc, token)
         if isinstance(think_ms, bool) or not isinstance(think_ms, int) or not 50 <= think_ms <= 60000:

@@ -15,7 +15,7 @@ from typing import Annotated
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import TextContent
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, StrictBool
 
 import connect4
 
@@ -30,6 +30,7 @@ def _not_a_flag(value):
 
 
 Number = Annotated[int, BeforeValidator(_not_a_flag)]
+Flag = StrictBool  # JSON true or false: "yes", "true" and 1 are errors, as in the REST API
 
 INSTRUCTIONS = (
     "Play Connect Four against the platform's engine. Columns are 1..7 from the left. "
@@ -96,8 +97,8 @@ def build_mcp() -> MCPServer:
     @mcp.tool(description="Start a new game. engine_starts: the engine plays first (you are yellow). "
                           "Optional: game (a name, to play several games), opponent (e.g. engine:1000, minimax:5, "
                           "perfect), think_ms, allow_analysis.", structured_output=False)
-    async def connect4_new(engine_starts: bool = False, game: str = "default", opponent: str | None = None,
-                           think_ms: Number = 0, allow_analysis: bool = False) -> list[TextContent]:
+    async def connect4_new(engine_starts: Flag = False, game: str = "default", opponent: str | None = None,
+                           think_ms: Number = 0, allow_analysis: Flag = False) -> list[TextContent]:
         async def go():
             gid, token = await new_game(game, engine_starts, opponent, think_ms, allow_analysis)
             state = await mcp.gateway.get(gid, token)
@@ -138,7 +139,7 @@ def build_mcp() -> MCPServer:
         return await run("connect4_state", go())
 
     @mcp.tool(description="Turn move hints on or off (wins now, must block, loses at once).", structured_output=False)
-    async def connect4_hints(on: bool, game: str = "default") -> list[TextContent]:
+    async def connect4_hints(on: Flag, game: str = "default") -> list[TextContent]:
         async def go():
             gid, token = await session(game)
             return _result(await mcp.gateway.set_hints(gid, token, on))

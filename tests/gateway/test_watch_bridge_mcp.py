@@ -201,6 +201,11 @@ def test_mcp_over_http(bare_gateway):
             assert bad.is_error and "illegal_column" in _texts(bad)[0]
             flag = await mcp.call_tool("connect4_move", {"col": True, "game": "mcp-a"})
             assert flag.is_error and "not true or false" in _texts(flag)[0]
+            for args in ({"on": "yes"}, {"on": 1}, {"on": "false"}):  # a flag is JSON true or false
+                word = await mcp.call_tool("connect4_hints", {**args, "game": "mcp-a"})
+                assert word.is_error and "valid boolean" in _texts(word)[0], args
+            word = await mcp.call_tool("connect4_new", {"engine_starts": "true", "game": "mcp-c"})
+            assert word.is_error and "valid boolean" in _texts(word)[0]
             off = await mcp.call_tool("connect4_analyze", {"game": "mcp-a"})
             assert off.is_error and "analysis_disabled" in _texts(off)[0]
             return state["id"]
