@@ -30,7 +30,7 @@ def register(sub) -> None:
     p.add_argument("--host", default=env("C4_UP_HOST", "127.0.0.1"),
                    help="interface for HTTP and the bridge (default 127.0.0.1; 0.0.0.0 to share on a network)")
     # string defaults go through type= too: a bad C4_UP_* value is refused like a bad option
-    p.add_argument("--http-port", type=PORT, default=env("C4_UP_HTTP_PORT", "8000"), help="default 8000")
+    p.add_argument("--http-port", type=PORT, default=env("C4_UP_HTTP_PORT", "8000"), help="default 8000; 0 for a free one")
     p.add_argument("--bridge-port", type=PORT, default=env("C4_UP_BRIDGE_PORT", "4444"),
                    help="default 4444; 0 turns the bridge off")
     p.add_argument("--public-url", default=env("C4_UP_PUBLIC_URL"),

@@ -21,8 +21,9 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
+    family, kind, proto, _, addr = socket.getaddrinfo(host, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    with socket.socket(family, kind, proto) as s:
+        s.bind(addr)
         return s.getsockname()[1]
 
 
@@ -118,13 +119,14 @@ def build(opts: StackOptions) -> Stack:
     """Choose ports, check they are free, and describe every child."""
     loop = "127.0.0.1"
     for label, port, host in (("HTTP", opts.http_port, opts.host), ("bridge", opts.bridge_port, opts.host)):
-        err = bind_error(port, host) if port else None
+        err = bind_error(port, host) if port or label == "HTTP" else None
         if isinstance(err, OSError) and err.errno == errno.EADDRINUSE:
             raise PlanError(f"the {label} port {hostport(host, port)} is in use "
                             f"(another stack?): choose another with --{label.lower()}-port")
         if err:  # not a local address, an unknown name, a port below 1024 without the right
             raise PlanError(f"cannot listen on {hostport(host, port)} for {label} (--host {host}): "
                             f"{err.strerror or err}")
+    http_port = opts.http_port or free_port(opts.host)  # 0: a free one (the gateway's URL must be known)
     engine_port = opts.engine_port or free_port()
     solver_port = opts.solver_port or free_port()
     engine_metrics = opts.engine_metrics_port or free_port()
@@ -187,12 +189,12 @@ def build(opts: StackOptions) -> Stack:
 
     # Stage 2: the gateway, ready when Redis and both services answer its /readyz.
     bridge = f"{url_host(opts.host)}:{opts.bridge_port}" if opts.bridge_port else "off"
-    local = f"http://{url_host(opts.host)}:{opts.http_port}"
+    local = f"http://{url_host(opts.host)}:{http_port}"
     public = (opts.public_url or local).rstrip("/")
     readyz = local + "/readyz"
     specs.append(ChildSpec(
         name="gateway", argv=[py, "-m", "gateway"], stage=2,
-        env={**common, "C4_GATEWAY_HOST": opts.host, "C4_GATEWAY_PORT": str(opts.http_port),
+        env={**common, "C4_GATEWAY_HOST": opts.host, "C4_GATEWAY_PORT": str(http_port),
              "C4_GATEWAY_BRIDGE_HOST": opts.host, "C4_GATEWAY_BRIDGE_PORT": str(opts.bridge_port),
              "C4_GATEWAY_ENGINE_ADDR": engine_addr, "C4_GATEWAY_SOLVER_ADDR": solver_addr,
              "C4_GATEWAY_PUBLIC_URL": public, **_learn_queue_of_the_workers()},

@@ -135,3 +135,10 @@ def test_a_data_dir_locked_by_a_starting_stack_is_refused(tmp_path, capsys):
         code = main(["up", "--data-dir", str(tmp_path), "--http-port", "0", "--bridge-port", "0",
                      "--workers", "0", "--start-timeout", "0.1", "--color", "never"])
     assert code == 2 and f"uses {tmp_path}" in capsys.readouterr().err
+
+
+def test_http_port_0_is_a_free_port_the_gateway_and_its_readiness_agree_on(tmp_path):
+    stack = plan.build(plan.StackOptions(data_dir=tmp_path, http_port=0, bridge_port=0))
+    gateway = {s.name: s for s in stack.specs}["gateway"]
+    port = int(gateway.env["C4_GATEWAY_PORT"])
+    assert port > 0 and stack.http_url == f"http://127.0.0.1:{port}/"
