@@ -184,4 +184,21 @@ def test_move_verdicts_and_first_mistake(page, stack, solver):
     ply = int(current.get_attribute("data-ply"))
     assert ply <= 35
     wait_ply(page, ply)
+    # every verdict is there to read, whole, inside its move (it was cut to "win → l…")
+    assert page.evaluate("""[...document.querySelectorAll('#move-list .v')].filter(v => v.textContent).every(v => {
+        const r = v.getBoundingClientRect(), b = v.closest('button').getBoundingClientRect();
+        return v.scrollWidth <= v.clientWidth && r.left >= b.left && r.right <= b.right + 0.5 && r.bottom <= b.bottom + 0.5; })""")
     shot(page, "first_mistake")
+
+
+def test_verdicts_of_a_finished_game_come_by_themselves(page, stack):
+    # a finished game opened from its link: the verdicts start at once, and the
+    # WebSocket's first state (same version) must not silence them
+    moves = [1, 1, 2, 2, 3]  # red's row of three on a 4 x 4 board, line 3
+    seat_position(stack, page.context, moves, opponent="human", width=4, height=4, k=3)
+    page.goto("/")
+    wait_status(page, "over")
+    page.wait_for_function("document.querySelector('#analysis-state').textContent === 'solver verdicts'")
+    verdicts = page.eval_on_selector_all("#move-list .v", "vs => vs.map(v => v.textContent)")
+    assert len(verdicts) == len(moves) and all(verdicts), verdicts
+    shot(page, "verdicts_by_themselves")

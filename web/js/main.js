@@ -424,13 +424,16 @@ function startVerdicts() {
   app.analysisNote = "solving…";
   renderMoves();
   let done = 0;
+  // the same game as far as the move list goes: the WebSocket's first state is
+  // a new object of the same version, and must not silence this run's reports
+  const current = () => app.st && app.st.id === st.id && app.st.version === st.version;
   analyser.start(st, () => {
-    if (app.st !== st) return;
+    if (!current()) return;
     done++;
     app.analysisNote = `solving ${done}/${st.moves.length}…`;
     renderMoves();
   }, (err, at) => {
-    if (app.st !== st) return;
+    if (!current()) return;
     if (!err) app.analysisNote = "solver verdicts";
     else if (err.code === "no_history_analysis") app.analysisNote = `${err.message}${done ? ` (${done} seen with Show solution on)` : ""}`;
     else app.analysisNote = `verdicts from move ${at + 2} on; move ${at + 1}: ${err.message}`;
