@@ -56,25 +56,17 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
-def _already_running(state_file: Path) -> int | None:
-    """Pid of a live `c4 up` that owns this data folder, if any."""
+def _recorded_pid(state_file: Path) -> int | None:
+    """The pid the state file names, if that process is alive (for the message only:
+    the lock says whether the folder is in use; a stale pid may belong to anything now)."""
     try:
         pid = int(json.loads(state_file.read_text())["pid"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if pid == os.getpid():
-        return None
-    try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
     except PermissionError:
         return pid
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return pid
-    return pid if b"up" in cmdline.split(b"\0") else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return pid
 
 
 def _unusable_data_dir(data_dir: Path) -> str | None:
@@ -119,11 +111,10 @@ def run(args) -> int:
         print(f"c4 up: --data-dir {data_dir} {unusable}", file=sys.stderr)
         return 2
     state_file = data_dir / "stack.json"
-    other = _already_running(state_file)
-    lock = None if other else _lock_data_dir(data_dir)
+    lock = _lock_data_dir(data_dir)
     if lock is None:
-        who = f"pid {other or _already_running(state_file) or '?'}"
-        print(f"c4 up: another stack ({who}) uses {data_dir}; stop it or choose --data-dir", file=sys.stderr)
+        who = f" (pid {_recorded_pid(state_file)})" if _recorded_pid(state_file) else ""
+        print(f"c4 up: another stack{who} uses {data_dir}; stop it or choose --data-dir", file=sys.stderr)
         return 2
 
     stack_id = uuid.uuid4().hex[:12]

@@ -142,3 +142,26 @@ def test_http_port_0_is_a_free_port_the_gateway_and_its_readiness_agree_on(tmp_p
     gateway = {s.name: s for s in stack.specs}["gateway"]
     port = int(gateway.env["C4_GATEWAY_PORT"])
     assert port > 0 and stack.http_url == f"http://127.0.0.1:{port}/"
+
+
+def test_a_stale_state_file_naming_some_live_process_does_not_block(tmp_path, capsys):
+    """After a reboot the pid in stack.json may belong to anything, even a `... up`."""
+    import json
+    import subprocess
+    import sys
+
+    from c4.main import main
+
+    stranger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "up"])
+    try:
+        (tmp_path / "stack.json").write_text(json.dumps({"pid": stranger.pid}))
+        with socket.socket() as busy:  # makes c4 up stop right after the data folder check
+            busy.bind(("127.0.0.1", 0))
+            busy.listen()
+            port = busy.getsockname()[1]
+            code = main(["up", "--data-dir", str(tmp_path), "--http-port", str(port), "--bridge-port", "0"])
+        err = capsys.readouterr().err
+        assert code == 2 and f"uses {tmp_path}" not in err and f"HTTP port 127.0.0.1:{port} is in use" in err, err
+    finally:
+        stranger.kill()
+        stranger.wait()
