@@ -198,6 +198,11 @@ async def game_ws(websocket: WebSocket, game_id: str):
         await websocket.send_json({"type": "error", "error": {"code": exc.code, "message": exc.message}})
         await websocket.close(code=4404)
         return
+    except (RedisError, OSError) as exc:  # Redis away: say so, and close as "try again later"
+        await websocket.send_json({"type": "error", "error": {
+            "code": "service_unavailable", "message": f"redis unavailable: {exc}; connect again in a moment"}})
+        await websocket.close(code=1013)
+        return
     WS_CLIENTS.inc()
     watch = None
     try:

@@ -9,6 +9,7 @@ import json
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
 from tests.gateway.helpers import error_of, new_pvp, play
@@ -399,6 +400,14 @@ def test_redis_down_gives_503_then_the_game_is_back(tmp_path):
             assert refused.status_code == 503
             ready = c.get("/readyz")
             assert ready.status_code == 503 and ready.json()["redis"].startswith("down")
+            # A new watcher is told why and closed as "try again later" (it was dropped
+            # without a close frame).
+            with ws_connect(f"ws://127.0.0.1:{gw.port}/api/v1/games/{gid}/ws", open_timeout=10) as late:
+                said = json.loads(late.recv(timeout=30))
+                assert said["type"] == "error" and said["error"]["code"] == "service_unavailable", said
+                with pytest.raises(ConnectionClosed):
+                    late.recv(timeout=30)
+                assert late.close_code == 1013
             own.start()  # same port, same data folder
             # Every request after the restart works at once (dead pooled connections are
             # replaced, not reported): several, so that each pooled connection is used.
