@@ -246,6 +246,21 @@ def test_board_size_and_line_length(page):
     shot(page, "board_8x7_line5")
 
 
+def test_a_stored_board_too_big_says_what_to_do(page):
+    # 9 x 7 needs 72 bits: the page starts no game and says why, instead of "Loading…"
+    use_settings(page.context, opponent="random", youStart=True, width=9, height=7, k=4, think=0.05)
+    page.goto("/")
+    page.wait_for_function("document.querySelector('#status').textContent.includes('Choose a smaller board')")
+    assert "too big" in page.inner_text("#alert")
+    page.fill("#height", "6")
+    page.press("#height", "Enter")
+    page.keyboard.press("Escape")  # out of the field: the game's keys again
+    page.keyboard.press("n")
+    my_turn(page)
+    assert (game_state(page)["width"], game_state(page)["height"]) == (9, 6)
+    shot(page, "board_too_big_then_9x6")
+
+
 def test_perfect_opponent_and_about_box(page, stack):
     seat_position(stack, page.context, PONS, opponent="perfect", think_ms=2000)
     page.goto("/")

@@ -125,7 +125,12 @@ function follow(id, token, seat) {
 
 async function newGame() {
   const bad = settings.sizeError();
-  if (bad) { showAlert(bad, "error"); return; }
+  if (bad) {
+    showAlert(bad, "error");
+    // no game yet (stored settings of a board too big): say what to do, not "Loading…"
+    if (!app.st) setStatus("Choose a smaller board or a shorter line in the settings strip, then press N.");
+    return;
+  }
   const req = settings.createRequest();
   try {
     const reply = await api.create(req);
