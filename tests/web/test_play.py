@@ -168,6 +168,25 @@ def test_undo_also_while_the_engine_thinks(page, stack):
     shot(page, "undo")
 
 
+def test_hints_during_the_think_keep_its_live_progress(page, stack):
+    # H makes a new version but the gateway keeps the search: its progress
+    # messages still name the old version and were dropped, the detail went blank
+    use_settings(page.context, opponent="engine:1000", youStart=True, think=6)
+    seat_position(stack, page.context, [1, 7, 1, 7], opponent="engine:1000", think_ms=6000)
+    page.goto("/")
+    my_turn(page)
+    page.keyboard.press("4")
+    wait_status(page, "thinking")
+    page.wait_for_function("document.querySelector('#detail').textContent.includes('depth')", timeout=15000)
+    page.keyboard.press("h")
+    page.wait_for_function("document.querySelector('#hints').getAttribute('aria-pressed') === 'true'")
+    status, detail = page.evaluate("[document.body.dataset.status, document.querySelector('#detail').textContent]")
+    assert status == "thinking", "the engine answered before the test could look"
+    assert "depth" in detail
+    page.keyboard.press("u")  # stop the search for the tests after this one
+    wait_status(page, "to_move")
+
+
 def test_refused_moves_say_why_and_keep_the_game(page, stack):
     seat_position(stack, page.context, [4, 4, 4, 4, 4, 4], opponent="human")
     page.goto("/")

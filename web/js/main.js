@@ -26,7 +26,8 @@ const app = {
   seat: null, // "red" | "yellow" | null (watching)
   invite: null,
   live: null,
-  progress: null, // engine progress for the current version
+  progress: null, // engine progress of the current think
+  positionAt: new Map(), // state version -> its moves ("4,4,3"): which position a progress message is about
   viewPly: null, // null: following the game; else the ply looked at
   pending: null, // column sent, not yet confirmed
   hintsLocal: false, // a watcher's own hint rings
@@ -108,7 +109,7 @@ function follow(id, token, seat) {
   if (app.live) app.live.close();
   detailNote = "";
   analyser.stop();
-  Object.assign(app, { id, token, seat, st: null, progress: null, viewPly: null, pending: null, solutionData: null, verdicts: false, analysisNote: "" });
+  Object.assign(app, { id, token, seat, st: null, progress: null, positionAt: new Map(), viewPly: null, pending: null, solutionData: null, verdicts: false, analysisNote: "" });
   resetLearn(app);
   const saved = store.get(id);
   app.invite = saved && saved.invite ? { invite: saved.invite, url: saved.inviteUrl } : null;
@@ -207,7 +208,8 @@ function applyState(st) {
     clearAlert(["error"]); // a refusal is about the position that just changed
   }
   if (!prev) app.pending = null;
-  if (st.status !== "thinking" || (app.progress && app.progress.version !== st.version)) app.progress = null;
+  app.positionAt.set(st.version, st.moves.join(","));
+  if (st.status !== "thinking" || (app.progress && !aboutThisPosition(app.progress, st))) app.progress = null;
   if (app.recovering && alertKind() === "down") clearAlert();
   document.body.dataset.status = st.status;
   document.body.dataset.version = st.version;
@@ -219,8 +221,17 @@ function applyState(st) {
   else if (app.verdicts) startVerdicts();
 }
 
+/** Does an engine progress message belong to the think on the board? It names
+ * the version the think started at; hints or a think-time change during the
+ * think make a new version but keep the search (docs/api.md), so a message of
+ * an older version still counts when that version had the same moves. */
+function aboutThisPosition(p, st) {
+  if (p.version === undefined || p.version >= st.version) return true;
+  return app.positionAt.get(p.version) === st.moves.join(",");
+}
+
 function progress(p) {
-  if (!app.st || (p.version !== undefined && p.version < app.st.version)) return;
+  if (!app.st || !aboutThisPosition(p, app.st)) return;
   app.progress = p;
   renderStatus();
   renderEval();
