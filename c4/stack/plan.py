@@ -61,6 +61,21 @@ def redis_server_binary() -> str | None:
     return path if path and os.access(path, os.X_OK) else None
 
 
+def redis_title_args(binary: str) -> list[str]:
+    """``--set-proc-title no`` where Redis knows it (6.2+): its process title would
+    overwrite the memory of its environment, and with it the C4_STACK_ID that
+    finds the processes of a stack."""
+    import re
+    import subprocess
+
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    found = re.search(r"v=(\d+)\.(\d+)", out)
+    return ["--set-proc-title", "no"] if found and tuple(map(int, found.groups())) >= (6, 2) else []
+
+
 def hostport(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
@@ -162,7 +177,8 @@ def build(opts: StackOptions) -> Stack:
             name="redis",
             argv=[binary, "--port", str(redis_port), "--bind", loop, "--dir", str(redis_dir.resolve()),
                   "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
-                  "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "notice"],
+                  "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "notice",
+                  *redis_title_args(binary)],
             ready=lambda url=redis_url: probe.redis_ping(url, 1.0),
             stage=0, stop_timeout=30.0,
             info={"url": redis_url, "dir": str(redis_dir.resolve())},

@@ -165,3 +165,26 @@ def test_a_stale_state_file_naming_some_live_process_does_not_block(tmp_path, ca
     finally:
         stranger.kill()
         stranger.wait()
+
+
+def test_the_stack_id_finds_the_redis_it_starts(tmp_path):
+    """Redis's process title overwrites its environment unless told not to; then
+    C4_STACK_ID (how tests and people find a stack's processes) would miss it."""
+    import subprocess
+    import time
+
+    from c4.stack import probe
+    from c4.stack.supervisor import stack_processes
+
+    redis = {s.name: s for s in plan.build(options(tmp_path)).specs}["redis"]
+    stack_id = f"plan{os.getpid()}"
+    proc = subprocess.Popen(redis.argv, env={**os.environ, "C4_STACK_ID": stack_id},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while not probe.redis_ping(redis.info["url"], 1.0)[0] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.pid in stack_processes(stack_id)
+    finally:
+        proc.terminate()
+        proc.wait(30)
