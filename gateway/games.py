@@ -459,14 +459,22 @@ class Games:
             log.exception("opponent turn crashed", extra={"game": game_id})
             await self.store.postpone(game_id, time.time() + RETRY_AFTER_S)
 
-    async def _keep_claim(self, game_id: str, version: int, think: asyncio.Task) -> None:
-        """Renew the claim while ``think`` runs; stop ``think`` when the turn is no
-        longer the game's (an undo or replay meanwhile): its answer would be thrown
-        away, and the engine would go on searching for nobody."""
+    async def _keep_claim(self, doc: dict, think: asyncio.Task) -> None:
+        """Renew the claim on ``doc``'s turn while ``think`` searches it; stop ``think``
+        when that turn is no longer the game's: an undo or replay meanwhile (then a
+        new move too, whose turn this process may hold as well), another gateway
+        holding it, or the game gone. Its answer would be thrown away, and the
+        engine would go on searching for nobody, delaying the next turn."""
+        game_id, version = doc["id"], doc["version"]
         while True:
             await asyncio.sleep(CLAIM_TTL_MS / 3000)
             try:
                 live = await self.store.renew(game_id, version, self.owner, CLAIM_TTL_MS)
+                if live:
+                    latest = await self.store.load(game_id)
+                    live = latest["moves"] == doc["moves"] and latest["seats"] == doc["seats"] and not is_over(latest)
+            except GameError:
+                live = False  # expired
             except Exception as exc:  # Redis away for a moment: try again next time
                 log.warning("claim renewal failed", extra={"game": game_id, "error": repr(exc)})
                 continue
@@ -514,7 +522,7 @@ class Games:
                 continue
             self.playing[game_id] = v
             think = asyncio.create_task(self._think(doc))
-            heartbeat = asyncio.create_task(self._keep_claim(game_id, v, think))
+            heartbeat = asyncio.create_task(self._keep_claim(doc, think))
             try:
                 col, search, resign = await think
             except asyncio.CancelledError:

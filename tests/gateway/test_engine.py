@@ -141,6 +141,26 @@ def test_an_engine_opponent_thinks_its_whole_budget(api):
         assert created["state"]["last_search"]["player"] == "engine:6000", body
 
 
+def test_undo_and_a_new_move_within_a_second_stop_the_first_search(api, gateway):
+    """The new move's turn is claimed by the same gateway, so the claim alone does not
+    tell the first search it is stale; the process's own record of the turn it plays does."""
+    from tests.gateway.conftest import LOGS
+
+    gid, token, _ = create(api, opponent="engine", think_ms=20000)
+    first = move(api, gid, token, 3, wait=False).json()["version"]  # c: a real search (see above)
+    assert api.post(f"/api/v1/games/{gid}/undo", headers={"X-Player-Token": token}).status_code == 200
+    assert move(api, gid, token, 5, wait=False).status_code == 200
+    deadline = time.monotonic() + 30
+
+    def stopped(line: str) -> bool:
+        return "opponent search stopped" in line and gid in line and json.loads(line).get("version") == first
+
+    while not any(stopped(line) for line in (LOGS / "gateway.log").read_text().splitlines()):
+        assert time.monotonic() < deadline, "the search of the undone move went on"
+        time.sleep(0.2)
+    assert api.post(f"/api/v1/games/{gid}/undo", headers={"X-Player-Token": token}).status_code == 200
+
+
 def test_a_waiting_move_is_searched_once(api, gateway):
     """A move sent with wait=true is played by its request alone: the sweeper (every
     0.3 s here) must not start a second search of the same turn, which would split
