@@ -51,3 +51,25 @@ def test_phone_viewport(phone):
         b = page.locator(sel).bounding_box()
         assert b and b["x"] >= 0 and b["x"] + b["width"] <= 390, sel
     shot(page, "phone")
+
+
+def test_phone_held_sideways(browser, stack):
+    # 844 x 390: the settings strip is one row that scrolls sideways and the
+    # whole board fits below it (it was pushed below the screen)
+    ctx = browser.new_context(base_url=stack.url, **dict(PHONE, viewport={"width": 844, "height": 390}))
+    ctx.set_default_timeout(20000)
+    page = ctx.new_page()
+    try:
+        open_new_game(page, opponent="random", youStart=True, think=0.05)
+        my_turn(page)
+        box = page.locator("#board").bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 390, box
+        assert page.evaluate("document.documentElement.scrollWidth") <= 844
+        page.locator("#solution").scroll_into_view_if_needed()  # the strip scrolls to its last button
+        page.tap("#solution")
+        page.wait_for_function("document.querySelector('#solution').getAttribute('aria-pressed') === 'true'")
+        page.tap("#board .hit[data-col='4']")
+        wait_ply(page, 2)
+        shot(page, "phone_sideways")
+    finally:
+        ctx.close()
