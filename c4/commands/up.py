@@ -164,10 +164,7 @@ def run(args) -> int:
             "Ctrl-C stops everything.",
             "",
         ]
-        with sink.lock:
-            print("\n".join(lines), flush=True)
-            if sink.file:
-                sink.file.write("\n".join(lines) + "\n")
+        sink.announce("\n".join(lines))
 
     sink.note(f"stack {stack_id}: data in {data_dir}")
     try:

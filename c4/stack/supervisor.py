@@ -147,6 +147,18 @@ class LogSink:
             if self.file:
                 self.file.write(plain + "\n")
 
+    def announce(self, text: str) -> None:
+        """Unprefixed lines (the summary once the stack is up), to the console and the file.
+        A console nobody reads any more (``c4 up | head``) must not stop the stack."""
+        with self.lock:
+            try:
+                self.console.write(text + "\n")
+                self.console.flush()
+            except (OSError, ValueError):
+                pass
+            if self.file:
+                self.file.write(text + "\n")
+
     def note(self, message: str) -> None:
         """A line from the supervisor itself."""
         self.write("c4 up", message)

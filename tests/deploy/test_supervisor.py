@@ -182,3 +182,15 @@ def test_a_stop_while_starting_starts_no_further_stage():
     assert not runner.is_alive()
     assert sup.child("second").proc is None, out.getvalue()
     assert not sup.child("first").running()
+
+
+def test_the_summary_survives_a_console_nobody_reads(tmp_path):
+    """`c4 up | head`: once head is gone, writing the summary must not stop the stack."""
+    class Gone(io.StringIO):
+        def write(self, _text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    sink = LogSink(Gone(), file=tmp_path / "stack.log", color=False)
+    sink.announce("Connect Four is up.")
+    sink.close()
+    assert (tmp_path / "stack.log").read_text() == "Connect Four is up.\n"
