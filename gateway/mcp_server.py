@@ -69,14 +69,22 @@ def build_mcp() -> MCPServer:
                 pass  # expired: make a new one
         if not create:
             raise ToolError(f"no game named {name!r}; start one with connect4_new")
-        return await new_game(name, engine_starts=False)
+        return await new_game(name, engine_starts=False, replace=False)
 
     async def new_game(name: str, engine_starts: bool, opponent: str | None = None, think_ms: int = 0,
-                       allow_analysis: bool = False) -> tuple[str, str]:
+                       allow_analysis: bool = False, replace: bool = True) -> tuple[str, str]:
+        """Make a game and name it. ``replace=False`` (a tool call that found no game
+        under the name): when calls at the same moment did the same, every one of
+        them plays the game named first, and the others' are deleted unseen."""
         games = mcp.gateway
         created = await games.create(opponent=opponent or games.settings.bridge_opponent,
                                      engine_starts=engine_starts, think_ms=think_ms, player="llm",
                                      allow_analysis=allow_analysis)
+        if not replace:
+            named = await games.store.mcp_adopt(name, created["state"]["id"], created["token"])
+            if named[0] != created["state"]["id"]:
+                await games.store.drop(created["state"]["id"])
+            return named
         await games.store.mcp_set(name, created["state"]["id"], created["token"])
         if created.get("invite"):
             await games.store.redis.hset(f"c4:mcp:{name}", "invite", created["invite"])

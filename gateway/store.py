@@ -94,6 +94,18 @@ if current ~= KEYS[1] then redis.call('PEXPIRE', current, ARGV[2]) end
 return 1
 """
 
+# An MCP name's game, set only if the name has none that still exists; returns the
+# name's game (id, token): ours, or the one another call set first.
+# KEYS: the name; ARGV: id, token, ttl, the game key without its id
+MCP_ADOPT = """
+local got = redis.call('HMGET', KEYS[1], 'id', 'token')
+if got[1] and got[2] and redis.call('EXISTS', ARGV[4] .. got[1]) == 1 then return got end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'token', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return {ARGV[1], ARGV[2]}
+"""
+
 # Release a claim only if it is still ours.
 RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -116,6 +128,7 @@ class Store:
         self._release = self.redis.register_script(RELEASE)
         self._renew = self.redis.register_script(RENEW)
         self._claim = self.redis.register_script(CLAIM_TURN)
+        self._mcp_adopt = self.redis.register_script(MCP_ADOPT)
         self.hub = Hub(self.redis)
 
     async def close(self) -> None:
@@ -208,6 +221,18 @@ class Store:
     async def mcp_get(self, name: str) -> tuple[str, str] | None:
         got = await self.redis.hgetall(MCP.format(name))
         return (got["id"], got["token"]) if got else None
+
+    async def mcp_adopt(self, name: str, game_id: str, token: str) -> tuple[str, str]:
+        """Give ``name`` this game unless it has a live one already (set by a call at
+        the same moment); returns the name's game."""
+        got = await self._mcp_adopt(keys=[MCP.format(name)], args=[game_id, token, self.ttl_s, GAME.format("")])
+        return got[0], got[1]
+
+    async def drop(self, game_id: str) -> None:
+        """Delete a game nobody knows (made for an MCP name that another call named first)."""
+        await self.redis.delete(GAME.format(game_id))
+        await self.redis.zrem(PENDING, game_id)
+        await self.redis.zrem(ACTIVE, game_id)
 
     async def mcp_set(self, name: str, game_id: str, token: str) -> None:
         key = MCP.format(name)

@@ -275,3 +275,21 @@ def test_two_agents_play_each_other_over_mcp_and_the_bridge(bare_gateway, client
         assert b.send({"cmd": "attach", "game": created["state"]["id"], "invite": created["invite"]})["error"]
     finally:
         b.close()
+
+
+def test_mcp_calls_at_once_on_a_new_name_share_one_game(bare_gateway):
+    """An agent firing tool calls in parallel on a name that has no game yet: every
+    call plays the same game (it made 5 games for 10 calls), and no orphan is left."""
+    from mcp import Client
+
+    async def state(_):
+        async with Client(f"{bare_gateway.url}/mcp") as mcp:
+            r = await mcp.call_tool("connect4_state", {"game": "parallel-first-calls"})
+            assert not r.is_error, _texts(r)
+            return json.loads(_texts(r)[1])["id"]
+
+    async def go():
+        return await asyncio.gather(*(state(i) for i in range(10)))
+
+    ids = asyncio.run(go())
+    assert len(set(ids)) == 1, ids
