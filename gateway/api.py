@@ -256,6 +256,12 @@ async def game_ws(websocket: WebSocket, game_id: str):
                 t.cancel()
     except (WebSocketDisconnect, asyncio.CancelledError):
         pass
+    except GameError as exc:  # the game expired (or vanished) while watched
+        try:
+            await websocket.send_json({"type": "error", "error": {"code": exc.code, "message": exc.message}})
+            await websocket.close(code=4404)
+        except Exception:
+            pass
     except Exception as exc:  # Redis gone, client gone: close quietly
         log.info("websocket closed", extra={"game": game_id, "error": repr(exc)})
     finally:

@@ -61,6 +61,26 @@ def test_websocket_state_on_connect_then_every_move(client, bare_gateway):
         assert msg["type"] == "error" and msg["error"]["code"] == "unknown_game"
 
 
+def test_a_watcher_of_a_game_gone_meanwhile_is_told_and_closed(client, bare_gateway, redis_server):
+    """The game expires while watched, and the watcher reloads it (messages were lost:
+    here the hub's pub/sub connection is killed): it gets `unknown_game` and the 4404
+    close, as on connect (it was dropped without a close frame)."""
+    import redis
+    from websockets.exceptions import ConnectionClosed
+
+    gid, _red, _yellow = new_pvp(client)
+    with ws_connect(f"ws://127.0.0.1:{bare_gateway.port}/api/v1/games/{gid}/ws", open_timeout=10) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "state"
+        with redis.Redis.from_url(redis_server.db(1)) as r:
+            assert r.delete(f"c4:game:{gid}") == 1  # as the idle TTL does
+            r.client_kill_filter(_type="pubsub")
+        said = json.loads(ws.recv(timeout=30))
+        assert said["type"] == "error" and said["error"]["code"] == "unknown_game", said
+        with pytest.raises(ConnectionClosed):
+            ws.recv(timeout=30)
+        assert ws.close_code == 4404
+
+
 def test_a_binary_frame_is_refused_and_the_socket_stays(client, bare_gateway):
     gid, red, _ = new_pvp(client)
     with ws_connect(f"ws://127.0.0.1:{bare_gateway.port}/api/v1/games/{gid}/ws", open_timeout=10) as ws:
