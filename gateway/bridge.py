@@ -261,7 +261,8 @@ class Bridge:
         except GameError as exc:
             BRIDGE_COMMANDS.labels(cmd, exc.code).inc()
             out: dict = {"error": _bridge_error(exc)}
-            if session.game_id and exc.code != "unknown_game":
+            # An attach that failed is about another game: the connection's own state would mislead.
+            if session.game_id and exc.code != "unknown_game" and cmd != "attach":
                 try:
                     out["state"] = await session.reply()
                 except GameError:

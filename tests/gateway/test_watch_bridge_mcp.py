@@ -171,6 +171,11 @@ def test_bridge_attach_and_watch(bridge, client, bare_gateway):
     gid, red, yellow = new_pvp(client)
     assert bridge.send({"cmd": "attach", "game": gid, "token": "wrong"})["error"].startswith("bad token")
     assert bridge.send({"cmd": "attach", "game": "nope", "token": red})["error"].startswith("unknown game")
+    bridge.send({"cmd": "state"})  # the connection has a game of its own now
+    made = client.post("/api/v1/games", json={"opponent": "human"}).json()
+    assert client.post(f"/api/v1/games/{made['state']['id']}/join", json={"invite": made["invite"]}).status_code == 200
+    used = bridge.send({"cmd": "attach", "game": made["state"]["id"], "invite": made["invite"]})
+    assert used["error"].startswith("invite used") and "state" not in used  # not the connection's own game
     a = bridge.send({"cmd": "attach", "game": gid, "token": yellow})
     assert a["game"] == gid and a["human"] == "yellow" and a["status"] == "thinking"
     play(client, gid, red, 5)
