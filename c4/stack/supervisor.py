@@ -67,7 +67,12 @@ class Child:
     next_probe_at: float = 0.0
     pump: threading.Thread | None = None
     early_exits: int = 0  # exits since it was last ready (a child that never gets ready stops the start)
-    tail: deque = field(default_factory=lambda: deque(maxlen=3))  # its last lines of output, for errors
+    tail: deque = field(default_factory=lambda: deque(maxlen=10))  # its last (line, level)s, for errors
+
+    def last_words(self) -> str:
+        """Its last error line among the last lines of output (else its last line)."""
+        errors = [line for line, level in self.tail if level in ("error", "critical")]
+        return (errors or [line for line, _ in self.tail] or [""])[-1]
 
     @property
     def pid(self) -> int | None:
@@ -173,8 +178,9 @@ def _pump(stream, name: str, sink: LogSink, tail: deque) -> None:
     with stream:
         for raw in iter(stream.readline, b""):
             line = raw.decode("utf-8", "replace")
-            if line.strip():
-                tail.append(line.strip())
+            text, level = sink.render(line)
+            if text.strip():  # a JSON record without its clock: "ERROR   [Errno 98] ..."
+                tail.append((text.split(" ", 1)[1].strip() if level else text.strip(), level))
             sink.write(name, line)
 
 
@@ -267,7 +273,7 @@ class Supervisor:
                     break
                 for c in waiting:
                     if c.early_exits >= self.START_ATTEMPTS:
-                        last = f": {c.tail[-1]}" if c.tail else ""
+                        last = f": {c.last_words()}" if c.tail else ""
                         raise StackFailed(f"{c.spec.name} exited {c.early_exits} times before it was ready "
                                           f"(last exit code {c.last_exit}){last}")
                 if time.monotonic() > deadline:

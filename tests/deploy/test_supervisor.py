@@ -157,11 +157,13 @@ def test_a_child_that_keeps_failing_before_ready_stops_the_start():
     from c4.stack.supervisor import ChildSpec
 
     out = io.StringIO()
-    broken = ChildSpec("broken", [sys.executable, "-c", "print('*** FATAL: bad file ***'); raise SystemExit(3)"],
+    # an error, then a line of no interest (as uvicorn's "Application shutdown complete.")
+    lines = ('{"ts": "2026-01-01T00:00:00.000Z", "level": "error", "msg": "bad file"}', "bye")
+    broken = ChildSpec("broken", [sys.executable, "-c", f"print({lines[0]!r}); print({lines[1]!r}); raise SystemExit(3)"],
                        ready=lambda: (False, "never"))
     sup = quick_supervisor([broken, ChildSpec("later", ["sleep", "1000"], stage=1)], out)
     assert sup.run() == 1  # not a wait for the whole start timeout
-    assert ("broken exited 4 times before it was ready (last exit code 3): *** FATAL: bad file ***"
+    assert ("broken exited 4 times before it was ready (last exit code 3): ERROR   bad file"
             in out.getvalue())
     assert sup.child("later").proc is None
 
