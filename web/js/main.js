@@ -423,7 +423,7 @@ async function refreshSolution() {
     if (app.solutionData?.key !== key) return;
     // the gateway's "could not prove every column within 10000 ms" says nothing of when it will
     const text = err.code === "timeout"
-      ? `this position is too early to solve in 10 s (the first moves of a big board take the solver minutes); the scores come a few moves later`
+      ? `the solver could not prove this position within 10 s (the first moves of a big board take it minutes, a busy solver longer); the scores come a few moves later`
       : err.message;
     app.solutionData = { key, error: text };
     render(false);
