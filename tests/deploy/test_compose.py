@@ -302,6 +302,13 @@ def test_health_dependencies_restart(resolved):
     assert "inspect ping --destination bookgen@$HOSTNAME" in test
 
 
+def test_health_checks_run_on_docker_engines_before_v25(raw):
+    """Compose refuses to create any container with healthcheck.start_interval on an
+    engine older than v25 (Debian 12's docker.io is 20.10)."""
+    for name, service in raw["services"].items():
+        assert "start_interval" not in (service.get("healthcheck") or {}), name
+
+
 def test_redis_persists_on_a_named_volume(resolved):
     redis = resolved["services"]["redis"]
     command = redis["command"]
