@@ -89,6 +89,13 @@ def test_two_people_through_an_invite_link(page, browser, stack):
     page.click("#board .hit[data-col='4']")
     wait_ply(page, 1)  # drawn at once; the status follows when the gateway has taken the move
     page.wait_for_function("document.querySelector('#status').textContent.includes('Waiting for the invited player')")
+    # this browser opening its own invite (another tab) keeps its seat and leaves
+    # the invite to the friend (it took yellow, and red's token was lost)
+    same = page.context.new_page()
+    same.goto(invite)
+    same.wait_for_function("document.querySelector('#alert').textContent.includes('your own game')")
+    same.wait_for_function("document.querySelector('#seats').textContent.startsWith('Red: you')")
+    same.close()
 
     other = browser.new_context(base_url=stack.url, viewport={"width": 1000, "height": 800})
     try:

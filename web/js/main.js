@@ -167,6 +167,14 @@ async function openGame(id, { newIfUnknown = false, watchIfUnknown = false } = {
 }
 
 async function joinGame(id, invite) {
+  const mine = store.get(id);
+  if (mine?.token && mine.invite) {
+    // this browser made the game: joining would take the other seat and lose
+    // this one (one token per game here), and use up the friend's invite
+    showAlert("This is the invite link of your own game: send it to the other player (or open it in a private window to play both sides).", "info");
+    return openGame(id);
+  }
+  if (mine?.token) return openGame(id); // a reload after joining
   try {
     const reply = await api.join(id, invite);
     store.put(id, { token: reply.token, seat: reply.seat });
