@@ -133,6 +133,14 @@ class PlanError(RuntimeError):
 def build(opts: StackOptions) -> Stack:
     """Choose ports, check they are free, and describe every child."""
     loop = "127.0.0.1"
+    given: dict[int, str] = {}
+    for option, port in (("--http-port", opts.http_port), ("--bridge-port", opts.bridge_port),
+                         ("--engine-port", opts.engine_port), ("--solver-port", opts.solver_port),
+                         ("--engine-metrics-port", opts.engine_metrics_port),
+                         ("--solver-metrics-port", opts.solver_metrics_port), ("--redis-port", opts.redis_port)):
+        if port and port in given:  # each would pass the free-port check, then one child could never bind
+            raise PlanError(f"{given[port]} and {option} are both {port}: give each its own port")
+        given.setdefault(port, option)
     for label, port, host in (("HTTP", opts.http_port, opts.host), ("bridge", opts.bridge_port, opts.host)):
         err = bind_error(port, host) if port or label == "HTTP" else None
         if isinstance(err, OSError) and err.errno == errno.EADDRINUSE:

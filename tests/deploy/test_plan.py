@@ -188,3 +188,9 @@ def test_the_stack_id_finds_the_redis_it_starts(tmp_path):
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_one_port_given_twice_is_refused(tmp_path):
+    port = plan.free_port()
+    with pytest.raises(plan.PlanError, match=f"--http-port and --bridge-port are both {port}"):
+        plan.build(plan.StackOptions(data_dir=tmp_path, http_port=port, bridge_port=port))
