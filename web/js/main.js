@@ -214,6 +214,8 @@ function applyState(st) {
   if (prev && prev.version !== st.version) {
     app.pending = null;
     clearAlert(["error"]); // a refusal is about the position that just changed
+    // the engine has answered after all: its outage note is over (before the next /readyz poll says so)
+    if (app.downService === "engine" && prev.status === "thinking" && st.status !== "thinking") clearAlert(["down"]);
   }
   if (!prev) app.pending = null;
   app.positionAt.set(st.version, st.moves.join(","));
@@ -246,7 +248,8 @@ function progress(p) {
 }
 
 function liveError(e) {
-  if (e.code === "service_unavailable") {
+  if (e.code === "service_unavailable" || e.code === "timeout") {
+    // a hung engine times out: the same as one that is down for the player
     showDown(e.message);
     waitReady();
   } else if (e.code === "unknown_game") {
@@ -314,7 +317,11 @@ function waitReady() {
 function downMessage(message = "") {
   const m = message.toLowerCase();
   const svc = m.includes("solver") ? "solver" : m.includes("redis") ? "game store (Redis)" : m.includes("engine") ? "engine" : "";
-  if (!svc) return message || "A service is unavailable; the game is kept and continues when it is back.";
+  if (!svc) return sentence(message) || "A service is unavailable; the game is kept and continues when it is back.";
+  if (m.includes("in time")) {
+    return svc === "engine" ? "The engine service did not answer in time. Your move is kept; the engine answers when it can."
+      : `The ${svc} service did not answer in time; the page retries by itself.`;
+  }
   const then = svc === "engine" ? "Your move is kept; the engine answers when it is back." :
     svc === "solver" ? "Solver scores come back when it does." : "The game is kept; the page retries by itself.";
   return `The ${svc} service is unavailable. ${then}`;
