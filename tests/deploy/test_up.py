@@ -194,6 +194,38 @@ def test_metrics_everywhere(stack, api):
     assert 'c4_stack_child_up{child="gateway"} 1.0' in body
 
 
+def metric(url: str, name: str, having: str = "") -> float:
+    """Sum of the samples of `name` whose labels contain `having`, from a /metrics page."""
+    total = 0.0
+    for line in httpx.get(url, timeout=10).text.splitlines():
+        key, _, value = line.rpartition(" ")
+        if key.split("{")[0] == name and having in key:
+            total += float(value)
+    return total
+
+
+def test_named_metrics_move_with_play(stack, api):
+    """Requests and latencies by route and RPC, games in play, engine nodes, solver cache hits."""
+    urls = {**stack.state()["metrics"], "gateway": stack.url + "/metrics"}
+    moves_route = 'route="/api/v1/games/{game_id}/moves"'
+    before = {"moves": metric(urls["gateway"], "gateway_http_requests_total", moves_route),
+              "latency": metric(urls["gateway"], "gateway_http_request_seconds_count", moves_route),
+              "think": metric(urls["engine"], "grpc_server_requests_total", "EngineService/Think"),
+              "nodes": metric(urls["engine"], "engine_nodes_total"),
+              "hits": metric(urls["solver"], "solver_cache_hits_total")}
+    state = play_http_game(api)
+    ply = len(state["moves"]) - 1  # one move before the end: proved at once, then from the cache
+    for _ in range(2):
+        assert api.get(f"/api/v1/games/{state['id']}/analysis", params={"ply": ply}).status_code == 200
+    played = len(state["moves"]) // 2
+    assert metric(urls["gateway"], "gateway_http_requests_total", moves_route) >= before["moves"] + played
+    assert metric(urls["gateway"], "gateway_http_request_seconds_count", moves_route) >= before["latency"] + played
+    assert "gateway_games_in_play " in httpx.get(urls["gateway"], timeout=10).text
+    assert metric(urls["engine"], "grpc_server_requests_total", "EngineService/Think") > before["think"]
+    assert metric(urls["engine"], "engine_nodes_total") > before["nodes"]
+    assert metric(urls["solver"], "solver_cache_hits_total") > before["hits"]
+
+
 def test_game_over_http(stack, api):
     state = play_http_game(api)
     again = api.get(f"/api/v1/games/{state['id']}").json()
