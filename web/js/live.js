@@ -83,6 +83,12 @@ export class Live {
     this.backoff = Math.min(this.backoff * 1.6, 5000);
   }
 
+  /** Drop an open socket that missed a change (open but deaf): it reconnects with
+   * back-off, and a new connection subscribes to the game's channel again. */
+  reopen() {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.close();
+  }
+
   /** Reconnect now (e.g. the page saw the gateway come back). */
   kick() {
     if (this.closed || (this.ws && this.ws.readyState <= WebSocket.OPEN)) return;

@@ -675,7 +675,12 @@ setInterval(async () => {
   const now = Date.now();
   if (app.live.isOpen && (now - app.live.lastNews < QUIET_MS || now - lastPoll < QUIET_MS)) return;
   lastPoll = now;
-  try { applyState(await api.get(app.id, app.token)); } catch { /* recover() reports outages */ }
+  try {
+    const fresh = await api.get(app.id, app.token);
+    // the open socket let a change go by: it is deaf, open a new one
+    if (app.live.isOpen && app.st && fresh.id === app.st.id && fresh.version > app.st.version) app.live.reopen();
+    applyState(fresh);
+  } catch { /* recover() reports outages */ }
 }, 2000);
 
 boot();
