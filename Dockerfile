@@ -14,9 +14,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     NUMBA_CACHE_DIR=/var/cache/c4/numba
 
+# /var/lib/c4/learned: the corrective book that learning writes (a volume in
+# docker-compose.yml; a new volume takes this folder's owner, so c4 can write).
 RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin c4 \
- && mkdir -p /app "$NUMBA_CACHE_DIR" \
- && chown c4 "$NUMBA_CACHE_DIR"
+ && mkdir -p /app "$NUMBA_CACHE_DIR" /var/lib/c4/learned \
+ && chown c4 "$NUMBA_CACHE_DIR" /var/lib/c4/learned
 WORKDIR /app
 
 # Dependencies first, from pyproject.toml alone, so a code change reuses this layer.

@@ -223,6 +223,31 @@ def test_learn_requests_go_to_the_queue_the_workers_take(raw, resolved, monkeypa
     assert "C4_BOOKGEN_LEARN_QUEUE" in environment(raw["services"]["bookgen-worker"])
 
 
+def test_what_workers_learn_reaches_the_engines(resolved, monkeypatch):
+    """Learning appends to the bookgen workers' corrective book; each container has its
+    own files, so that book must be on a volume the engines mount and list."""
+    services = resolved["services"]
+    worker = settings_from(services["bookgen-worker"], settings_class(*APP_SERVICES["bookgen-worker"]), monkeypatch)
+    engine = settings_from(services["engine"], settings_class(*APP_SERVICES["engine"]), monkeypatch)
+    learned = Path(worker.corrective_book)
+    assert learned in engine.book_paths()
+    assert engine.book_paths()[-1] == learned, "learned moves override the shipped books"
+
+    def volume_holding(service: dict) -> str | None:
+        for v in service.get("volumes", []):
+            if isinstance(v, str):  # the short form, when no Compose binary resolved the file
+                source, target = v.split(":")[:2]
+                v = {"type": "bind" if source.startswith((".", "/")) else "volume", "source": source, "target": target}
+            if v["type"] == "volume" and learned.parent == Path(v["target"]):
+                return v["source"]
+        return None
+
+    assert volume_holding(services["bookgen-worker"]) is not None, "the worker writes on a volume"
+    assert volume_holding(services["engine"]) == volume_holding(services["bookgen-worker"])
+    text = (REPO / "Dockerfile").read_text()
+    assert re.search(rf"chown c4 .*{re.escape(str(learned.parent))}", text), "the image lets c4 write there"
+
+
 def test_backend_network_is_internal_unless_told(resolved):
     assert resolved["networks"]["backend"].get("internal") is True
 
