@@ -219,7 +219,10 @@ class Store:
 
     # -- MCP names ---------------------------------------------------------------
     async def mcp_get(self, name: str) -> tuple[str, str] | None:
-        got = await self.redis.hgetall(MCP.format(name))
+        """The name's game; each use keeps the name as long as an idle game lives."""
+        key = MCP.format(name)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            got, _ = await pipe.hgetall(key).expire(key, self.ttl_s).execute()
         return (got["id"], got["token"]) if got else None
 
     async def mcp_adopt(self, name: str, game_id: str, token: str) -> tuple[str, str]:

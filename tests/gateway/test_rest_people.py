@@ -365,6 +365,24 @@ def test_games_expire_after_idle_time(redis_server):
             gone = c.get(f"/api/v1/games/{gid}")
             assert gone.status_code == 404 and error_of(gone) == "unknown_game"
             assert play(c, gid, red, 4).status_code == 404
+        # An MCP agent's game name lives as long as its game is played, not TTL seconds.
+        import asyncio
+        import json
+
+        from mcp import Client
+
+        async def agent():
+            async with Client(f"{gw.url}/mcp") as mcp:
+                r = await mcp.call_tool("connect4_new", {"engine_starts": False, "game": "keeps"})
+                first = json.loads(r.content[1].text)["id"]
+                for i in range(5):  # 5 s of play against a 3 s idle time
+                    await asyncio.sleep(1)
+                    h = await mcp.call_tool("connect4_hints", {"on": i % 2 == 0, "game": "keeps"})
+                    assert not h.is_error, h.content[0].text
+                s = await mcp.call_tool("connect4_state", {"game": "keeps"})
+                assert not s.is_error and json.loads(s.content[1].text)["id"] == first
+
+        asyncio.run(agent())
     finally:
         gw.stop()
 
