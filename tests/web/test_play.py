@@ -233,11 +233,14 @@ def test_engine_notes_go_to_the_detail_line(page, stack):
 
 def test_engine_resigns_when_it_proves_its_loss(page, stack):
     # red (the engine) is to move and lost: after Pons' position, red's blunder and yellow's best reply
-    seat_position(stack, page.context, PONS + [1, 1], opponent="engine:500", think_ms=500, you="yellow")
+    seat_position(stack, page.context, PONS + [1, 1], opponent="engine:1000", think_ms=500, you="yellow")
     page.goto("/")
     wait_status(page, "over")
     status = page.inner_text("#status")
     assert "You win!" in status and "resign" in status
+    # named as on the status line, with the budget the think time gave it
+    assert page.inner_text("#detail").startswith("engine:1000 resigned instead of")
+    assert "budget 500 ms" in page.inner_text("#detail")
     assert page.inner_text("#eval-text") == "#Y"
     shot(page, "resigns")
 

@@ -93,11 +93,18 @@ export function renderStatus(app, note = "") {
     d = `depth ${p.depth} · ${count(p.nodes)} nodes · score ${engineScore(p.score)}${p.best_column ? ` · best ${p.best_column}` : ""} · ${millis(p.elapsed_ms)}${p.proven ? " · proven" : ""}`;
   } else if (ls) {
     const resigned = st.status === "over" && (st.resigned || st.result?.reason === "resigned");
-    const parts = [resigned ? `${esc(ls.player || "engine")} resigned instead of ${ls.col}` : `${esc(ls.player || "engine")} played ${ls.col}`];
+    // the seat's name, as on the status line ("engine:1000 is thinking…"); the
+    // gateway names the budget that played ("engine:300": the think time set
+    // on the slider, or half the time left), which goes after it
+    const seat = ["red", "yellow"].map((c) => st.seats[c]).find((x) => x?.kind === "opponent");
+    const name = seat?.spec || ls.player || "engine";
+    const budget = /^engine:(\d+)$/.exec(ls.player || "");
+    const parts = [resigned ? `${esc(name)} resigned instead of ${ls.col}` : `${esc(name)} played ${ls.col}`];
+    if (budget && ls.player !== name) parts.push(`budget ${millis(Number(budget[1]))}`);
     // players that do not search (random, greedy, ...) have no score to show
     const searched = ls.depth || ls.nodes || ls.proven || ls.book;
     // a book answer's score is the book's exact value, not a search's
-    if (ls.book && ls.outcome && ls.outcome !== "unknown") parts.push(`book: ${esc(ls.player || "engine")} ${VERB[ls.outcome] || ls.outcome} with best play`);
+    if (ls.book && ls.outcome && ls.outcome !== "unknown") parts.push(`book: ${esc(name)} ${VERB[ls.outcome] || ls.outcome} with best play`);
     else if (searched) parts.push(`score ${engineScore(ls.score)}`);
     if (ls.depth) parts.push(`depth ${ls.depth}`);
     if (ls.nodes) parts.push(`${count(ls.nodes)} nodes`);
