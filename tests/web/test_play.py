@@ -81,6 +81,11 @@ def test_whole_game_by_keys_swap_and_think_time(page):
     page.keyboard.press("-")
     page.keyboard.press("-")
     assert page.inner_text("#think-value") == "250 ms"
+    # Space and Enter on the focused slider are the slider's, not a drop
+    page.focus("#think")
+    page.keyboard.press(" ")
+    page.keyboard.press("Enter")
+    assert page.get_attribute("#board", "data-ply") == "0" and game_state(page)["ply"] == 0
     # S swaps who starts and restarts: the opponent (random) opens
     page.keyboard.press("s")
     page.wait_for_function("s => location.search !== s", arg=first_game)

@@ -43,7 +43,8 @@ export function bindKeys(actions) {
     else if (/^[a-g]$/.test(k)) actions.column(k.charCodeAt(0) - 96);
     else if (k === "ArrowLeft") actions.cursor(-1);
     else if (k === "ArrowRight") actions.cursor(1);
-    else if (k === "ArrowDown" || ((k === "Enter" || k === " ") && !(t && (t.tagName === "BUTTON" || t.tagName === "A")))) actions.dropCursor();
+    // Enter and Space belong to a focused button, link or control (the think slider)
+    else if (k === "ArrowDown" || ((k === "Enter" || k === " ") && !(t && ["BUTTON", "A", "INPUT"].includes(t.tagName)))) actions.dropCursor();
     else if (k === "n" || k === "N") actions.newGame();
     else if (k === "s" || k === "S") actions.swap();
     else if (k === "u" || k === "U") actions.undo();
