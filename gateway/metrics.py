@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
 from prometheus_client import Counter, Gauge, Histogram
@@ -20,6 +21,9 @@ BRIDGE_COMMANDS = Counter("gateway_bridge_commands_total", "bridge commands", ["
 MCP_CALLS = Counter("gateway_mcp_tool_calls_total", "MCP tool calls", ["tool", "outcome"])
 LEARN_REQUESTS = Counter("gateway_learn_requests_total", "learn actions (REST, bridge, MCP)", ["outcome"])
 WS_CLIENTS = Gauge("gateway_websocket_clients", "open WebSocket connections")
+
+log = logging.getLogger("gateway.access")
+QUIET = frozenset(("/metrics", "/healthz", "/readyz", "/static"))  # probes and files: counted, not logged
 
 
 class ObservabilityMiddleware:
@@ -59,12 +63,29 @@ class ObservabilityMiddleware:
         try:
             await self.app(scope, receive, send_wrapper)
         finally:
-            route = scope.get("route")
-            path = getattr(route, "path", None) or ("/static" if scope["path"].startswith("/static") else "other")
+            path = _route_of(scope)
             method = scope["method"]
-            HTTP_LATENCY.labels(method, path).observe(time.perf_counter() - start)
+            seconds = time.perf_counter() - start
+            HTTP_LATENCY.labels(method, path).observe(seconds)
             HTTP_REQUESTS.labels(method, path, str(status[0])).inc()
+            code = None
             if status[0] >= 400:
                 code = scope.get("c4_error_code", str(status[0]))
                 HTTP_ERRORS.labels(path, code).inc()
+            if path not in QUIET:  # one line a request, with its request id (the log formatter adds it)
+                log.info("request", extra={"method": method, "route": path, "status": status[0],
+                                           "ms": round(seconds * 1000, 2), **({"code": code} if code else {})})
             REQUEST_ID.reset(token)
+
+
+def _route_of(scope) -> str:
+    """The route template (``/api/v1/games/{game_id}/moves``), never a raw path: bounded labels."""
+    route = scope.get("route")
+    if route is not None and getattr(route, "path", None):
+        return route.path
+    path = scope["path"]
+    if path.startswith("/static"):
+        return "/static"
+    if path in ("/mcp", "/mcp/"):  # the MCP SDK's route sets no scope["route"]
+        return "/mcp"
+    return "other"

@@ -419,3 +419,18 @@ def test_request_id_reaches_the_engine(api):
         time.sleep(0.2)
     else:
         raise AssertionError("the engine's log never saw the gateway's request id")
+    # The gateway's own line for the request carries the same id, its route template and status.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        lines = [json.loads(x) for x in (LOGS / "gateway.log").read_text().splitlines() if x.startswith("{")]
+        mine = [x for x in lines if x.get("request_id") == f"rid-{gid}" and x.get("msg") == "request"]
+        if mine:
+            assert mine[0]["route"] == "/api/v1/games/{game_id}/moves" and mine[0]["status"] == 200
+            assert mine[0]["ms"] > 0
+            break
+        time.sleep(0.2)
+    else:
+        raise AssertionError("the gateway logged no line for the request")
+    api.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+             headers={"Accept": "application/json, text/event-stream"})
+    assert 'route="/mcp"' in api.get("/metrics").text  # MCP requests are labelled by their route
