@@ -93,6 +93,10 @@ def test_whole_game_by_keys_swap_and_think_time(page):
     assert page.input_value("#starts") == "them"
     st = game_state(page)
     assert st["seats"]["red"]["kind"] == "opponent" and st["think_ms"] == 250
+    # the opponent's opening move is not yours to take back
+    assert page.is_disabled("#undo")
+    page.keyboard.press("u")
+    assert "You have no move to take back" in page.inner_text("#alert")
 
     turn = {"n": 0}
 

@@ -349,7 +349,7 @@ function handleError(err, what = "") {
     if (app.id) api.get(app.id, app.token).then(applyState).catch(() => {});
     return;
   }
-  showAlert(err.message, "error", 6000);
+  showAlert(sentence(err.message), "error", 6000);
 }
 
 // ---- actions ----------------------------------------------------------------------------------
@@ -381,7 +381,8 @@ async function play(col) {
 /** The gateway's rule: against a program you go back to your previous turn; between
  * people you take back only your own last move, before the other replied. */
 function canUndo(st) {
-  if (!app.seat || st.ply === 0) return false;
+  // a move of your own to take back (yellow's first is the second of the game)
+  if (!app.seat || st.ply < (app.seat === "red" ? 1 : 2)) return false;
   const other = st.seats[app.seat === "red" ? "yellow" : "red"];
   if (other.kind === "opponent" || !other.joined) return true;
   const lastMover = (st.ply - 1) % 2 === 0 ? "red" : "yellow";
@@ -391,7 +392,7 @@ function canUndo(st) {
 async function undo() {
   if (!app.st) return;
   if (!app.seat) return refuse("You are watching this game: only its players can undo.");
-  if (app.st.ply === 0) return refuse("There is no move to take back yet.");
+  if (app.st.ply < (app.seat === "red" ? 1 : 2)) return refuse("You have no move to take back yet.");
   if (!canUndo(app.st)) return refuse("Between people you can take back only your own last move, before the other player replies.");
   app.viewPly = null;
   try {
