@@ -26,7 +26,7 @@ from connect4 import Connect4Error, Geometry, Position
 
 from .books import BookSet
 from .evaluation import evaluate
-from .metrics import MOVES, NODES, SEARCH_SECONDS
+from .metrics import MOVES, NODES, SEARCH_SECONDS, record_speed
 from .players import DEFAULT_ENGINE_MS, InvalidSpec, Stopped, list_players, make_player, parse_spec
 from .search import Engine, SearchResult
 from .settings import EngineSettings
@@ -166,6 +166,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
                 timer.cancel()
         NODES.labels(name).inc(result.nodes)
         SEARCH_SECONDS.labels(name).observe(result.elapsed_ms / 1000.0)
+        record_speed(name, result.nodes, result.elapsed_ms / 1000.0)
         MOVES.labels(name, "book" if result.book else "search").inc()
         log.info("move", extra={"player": result.player, "moves": len(pos.moves), "column": result.column + 1,
                                 "depth": result.depth, "nodes": result.nodes, "ms": round(result.elapsed_ms, 1),

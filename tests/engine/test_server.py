@@ -279,7 +279,8 @@ def test_metrics_count_nodes_and_search_time(stub):
     def scrape() -> dict[str, float]:
         text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
         wanted = ('engine_nodes_total{family="engine"}', 'engine_search_seconds_count{family="engine"}',
-                  'engine_search_seconds_sum{family="engine"}', 'engine_moves_total{family="engine",how="search"}')
+                  'engine_search_seconds_sum{family="engine"}', 'engine_moves_total{family="engine",how="search"}',
+                  'engine_nodes_per_second{family="engine"}')
         found = {}
         for line in text.splitlines():
             name, _, value = line.rpartition(" ")
@@ -290,9 +291,10 @@ def test_metrics_count_nodes_and_search_time(stub):
     before = scrape()
     r = stub.Move(engine_pb2.MoveRequest(position=pos("4453"), player="engine:100", no_book=True))
     after = scrape()
-    assert len(after) == 4, after
+    assert len(after) == 5, after
     nodes = 'engine_nodes_total{family="engine"}'
     assert after[nodes] - before.get(nodes, 0.0) == r.nodes > 0
+    assert after['engine_nodes_per_second{family="engine"}'] == pytest.approx(r.nodes / (r.elapsed_ms / 1000))
     assert after['engine_search_seconds_count{family="engine"}'] == before.get('engine_search_seconds_count{family="engine"}', 0.0) + 1
     assert after['engine_search_seconds_sum{family="engine"}'] > before.get('engine_search_seconds_sum{family="engine"}', 0.0)
 
