@@ -71,5 +71,10 @@ def test_phone_held_sideways(browser, stack):
         page.tap("#board .hit[data-col='4']")
         wait_ply(page, 2)
         shot(page, "phone_sideways")
+        # the About box is taller than the screen: it opens at its top (title, version), not at Close
+        page.tap("#about-btn")
+        page.wait_for_function("document.querySelector('#about').open")
+        assert page.evaluate("document.querySelector('#about').scrollTop") == 0
+        assert page.locator("#version").is_visible() and page.locator("#version").bounding_box()["y"] >= 0
     finally:
         ctx.close()

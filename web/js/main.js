@@ -254,7 +254,7 @@ function liveError(e) {
     waitReady();
   } else if (e.code === "unknown_game") {
     setStatus("This game does not exist or has expired. Press N for a new game.");
-  } else if (e.message) showAlert(e.message, "error", 6000);
+  } else if (e.message) showAlert(sentence(e.message), "error", 6000);
 }
 
 function connStatus(s) {
@@ -583,7 +583,10 @@ function wireButtons() {
 
 function openAbout() {
   const d = $("about");
-  if (!d.open) d.showModal();
+  if (d.open) return;
+  d.showModal();
+  // focus goes to Close at the bottom; a short screen starts at the top (title, version)
+  d.scrollTop = 0;
 }
 
 function fillAbout() {
