@@ -75,6 +75,7 @@ def test_whole_game_by_keys_swap_and_think_time(page):
     first_game = page.evaluate("location.search")
     # + and - double and halve the think time
     assert page.inner_text("#think-value") == "1 s"
+    assert "unused" in page.get_attribute("label.think", "class")  # random plays at once whatever the time
     page.keyboard.press("+")
     assert page.inner_text("#think-value") == "2 s"
     page.keyboard.press("-")
@@ -151,6 +152,7 @@ def test_undo_also_while_the_engine_thinks(page, stack):
     seat_position(stack, page.context, start, opponent="engine:1000", think_ms=4000)
     page.goto("/")
     my_turn(page)
+    assert "unused" not in page.get_attribute("label.think", "class")
     page.keyboard.press("4")
     wait_status(page, "thinking")
     page.wait_for_function("document.querySelector('#detail').textContent.includes('depth')", timeout=15000)

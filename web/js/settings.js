@@ -34,11 +34,12 @@ export class Settings {
     this.thinkOut = this.$("think-value");
 
     this.think.min = 0; this.think.max = 1000; this.think.step = 1;
+    this.budget = new Map(); // opponent spec -> does it use the think time (takes_budget)
     this.sync();
     this.think.addEventListener("input", () => { this.v.think = fromSlider(Number(this.think.value)); this.showThink(); });
     this.think.addEventListener("change", () => { this.save(); this.onChange("think"); });
     this.starts.addEventListener("change", () => { this.v.youStart = this.starts.value === "you"; this.save(); this.onChange("starts"); });
-    this.opponent.addEventListener("change", () => { this.v.opponent = this.opponent.value; this.save(); this.onChange("opponent"); });
+    this.opponent.addEventListener("change", () => { this.v.opponent = this.opponent.value; this.save(); this.showThinkUse(); this.onChange("opponent"); });
     for (const name of ["width", "height", "k"]) {
       this[name].addEventListener("change", () => {
         const n = Number(this[name].value);
@@ -57,6 +58,18 @@ export class Settings {
     this.think.value = toSlider(this.v.think);
     this.showThink();
     if ([...this.opponent.options].some((o) => o.value === this.v.opponent)) this.opponent.value = this.v.opponent;
+    this.showThinkUse();
+  }
+
+  /** The think time means nothing to a person or to a player that does not
+   * search on a clock (random, greedy, minimax:5, ...): say so beside it. The
+   * slider stays usable (+ and − too): the time is kept for the next opponent. */
+  showThinkUse() {
+    const uses = this.v.opponent !== "human" && this.budget.get(this.v.opponent) !== false;
+    const label = this.think.closest("label");
+    label?.classList.toggle("unused", !uses);
+    const why = this.v.opponent === "human" ? "another person" : this.v.opponent;
+    label.title = uses ? "" : `${why} does not use a think time`;
   }
 
   showThink() {
@@ -83,6 +96,7 @@ export class Settings {
       opt.value = o.spec;
       opt.textContent = o.spec === "human" ? "another person (invite link)" : o.spec;
       opt.title = o.description || "";
+      if (o.takes_budget !== undefined) this.budget.set(o.spec, !!o.takes_budget);
       groups.get(label).appendChild(opt);
     }
     if (![...sel.options].some((o) => o.value === this.v.opponent)) {
@@ -92,6 +106,7 @@ export class Settings {
       sel.prepend(opt);
     }
     sel.value = this.v.opponent;
+    this.showThinkUse();
   }
 
   /** The board size is valid when it fits a 64-bit bitboard: w*(h+1) <= 64. */
