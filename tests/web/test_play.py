@@ -228,6 +228,18 @@ def test_engine_sees_a_forced_win(page, stack):
     shot(page, "forced_win")
 
 
+def test_a_won_game_drops_the_forecast(page, stack):
+    # yellow (the engine) has 4, 5, 6 on the bottom row; red looks away and it wins at once
+    seat_position(stack, page.context, [1, 4, 1, 5, 2, 6], opponent="engine:500", think_ms=500)
+    page.goto("/")
+    my_turn(page)
+    page.keyboard.press("1")
+    wait_status(page, "over")
+    # "engine:500 wins. Engine sees a forced win!" read as if the game went on
+    assert page.inner_text("#status").strip() == "engine:500 wins."
+    assert "proven win" in page.inner_text("#detail")
+
+
 def test_engine_notes_go_to_the_detail_line(page, stack):
     # greedy's note "blocks" is about its own move: on the status line it read "Your turn. blocks"
     seat_position(stack, page.context, [1, 7, 2, 7], opponent="greedy")

@@ -32,14 +32,16 @@ const VERB = { win: "wins", loss: "loses", draw: "draws" };
  * move", "book move: a loss with best play", "37 of 1000 visits") that would
  * read as if about the player there ("Your turn. blocks"), so they go on the
  * detail line, unless it already says the same (book outcome, fallback). */
-export function splitMessage(message, ls, resignedNow = false) {
+export function splitMessage(message, ls, resignedNow = false, over = false) {
   let msg = message.trim();
   if (resignedNow && /resign/i.test(msg)) msg = msg.replace(/^.*?resigns?:?\s*/i, "").replace(/^./, (c) => c.toUpperCase());
-  if (!msg && ls && ls.proven && ls.outcome === "win") return { headline: "Engine sees a forced win!", note: "" };
+  if (!msg && ls && ls.proven && ls.outcome === "win") return { headline: over ? "" : "Engine sees a forced win!", note: "" };
   if (ls && ls.player === "perfect" && ls.proven && /^Perfect play/.test(msg)) {
     // "Perfect play: lost against best play." reads as the player's loss
     msg = { win: "Perfect sees a forced win!", loss: "Perfect is lost against best play.", draw: "Perfect sees a draw with best play." }[ls.outcome] || msg;
   }
+  // "engine:1000 wins. Engine sees a forced win!": once it has won, the forecast is old news
+  if (over && !resignedNow && /sees a forced win!/.test(msg)) return { headline: "", note: "" };
   if (!msg || /^[A-Z]/.test(msg)) return { headline: msg, note: "" };
   const said = (ls && ls.book && /^book move:/.test(msg)) || (ls && ls.source === "engine_fallback");
   return { headline: "", note: said ? "" : msg };
@@ -75,7 +77,7 @@ export function renderStatus(app, note = "") {
     html = st.to_move === app.seat ? `${chip(st.to_move)} Your turn.` : `${chip(st.to_move)} ${esc(seatName(app, st.to_move, { subject: true }))} to move.`;
   }
   const ls = st.last_search;
-  const { headline, note: engineNote } = splitMessage(st.message || "", ls, resignedNow);
+  const { headline, note: engineNote } = splitMessage(st.message || "", ls, resignedNow, st.status === "over");
   if (headline) html += ` <strong class="message">${esc(headline)}</strong>`;
   if (app.viewPly !== null) {
     // looking back: the status is about the position shown, the game's own goes below
