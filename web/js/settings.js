@@ -67,7 +67,8 @@ export class Settings {
   showThinkUse() {
     const uses = this.v.opponent !== "human" && this.budget.get(this.v.opponent) !== false;
     const label = this.think.closest("label");
-    label?.classList.toggle("unused", !uses);
+    if (!label) return;
+    label.classList.toggle("unused", !uses);
     const why = this.v.opponent === "human" ? "another person" : this.v.opponent;
     label.title = uses ? "" : `${why} does not use a think time`;
   }
