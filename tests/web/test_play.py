@@ -194,6 +194,7 @@ def test_hints_during_the_think_keep_its_live_progress(page, stack):
     status, detail = page.evaluate("[document.body.dataset.status, document.querySelector('#detail').textContent]")
     assert status == "thinking", "the engine answered before the test could look"
     assert "depth" in detail
+    shot(page, "hints_during_think", still=False)
     page.keyboard.press("u")  # stop the search for the tests after this one
     wait_status(page, "to_move")
 
@@ -238,6 +239,7 @@ def test_a_won_game_drops_the_forecast(page, stack):
     # "engine:500 wins. Engine sees a forced win!" read as if the game went on
     assert page.inner_text("#status").strip() == "engine:500 wins."
     assert "proven win" in page.inner_text("#detail")
+    shot(page, "engine_won")
 
 
 def test_engine_notes_go_to_the_detail_line(page, stack):
