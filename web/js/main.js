@@ -468,6 +468,7 @@ function startVerdicts() {
     if (!current()) return;
     if (!err) app.analysisNote = "solver verdicts";
     else if (err.code === "no_history_analysis") app.analysisNote = `${err.message}${done ? ` (${done} seen with Show solution on)` : ""}`;
+    else if (err.code === "timeout") app.analysisNote = `verdicts from move ${at + 2} on (the position before move ${at + 1} is not proven in 4 s)`;
     else app.analysisNote = `verdicts from move ${at + 2} on; move ${at + 1}: ${err.message}`;
     renderMoves();
   });
