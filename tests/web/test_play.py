@@ -194,9 +194,12 @@ def test_hints_during_the_think_keep_its_live_progress(page, stack):
     status, detail = page.evaluate("[document.body.dataset.status, document.querySelector('#detail').textContent]")
     assert status == "thinking", "the engine answered before the test could look"
     assert "depth" in detail
+    # the live counts are not read out at every depth: the line is busy while they change
+    assert page.get_attribute("#detail", "aria-busy") == "true"
     shot(page, "hints_during_think", still=False)
     page.keyboard.press("u")  # stop the search for the tests after this one
     wait_status(page, "to_move")
+    assert page.get_attribute("#detail", "aria-busy") == "false"
 
 
 def test_refused_moves_say_why_and_keep_the_game(page, stack):

@@ -119,6 +119,9 @@ export function renderStatus(app, note = "") {
   if (app.solution && app.solutionData?.error) d = `Solver: ${esc(app.solutionData.error)}${d ? " — " + d : ""}`;
   if (note) d = `${esc(note)}${d ? " — " + d : ""}`;
   detail.innerHTML = d;
+  // the live depth and node counts change several times a second: a screen
+  // reader hears the line once the move is played, not every depth
+  detail.setAttribute("aria-busy", String(!!(p && st.status === "thinking")));
 }
 
 /** Eval bar, from red's side (red fills from the bottom): the middle is
