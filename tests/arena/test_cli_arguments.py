@@ -109,22 +109,31 @@ def test_play_perfect_without_books_searches(monkeypatch, capsys):
     assert code == 1 and "no proof within 1,000 nodes" in out
 
 
-def test_a_service_that_answers_but_is_not_serving_is_named_so(tmp_path, capsys):
+def test_a_starting_service_is_waited_for_and_one_that_never_starts_is_named(capsys):
+    """NOT_SERVING is a service compiling its kernels: the command waits for it
+    (saying so), and gives up with a clear error past its warm-up limit."""
+    import threading
     from concurrent import futures
 
     import grpc
     from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=1))
+    from c4.reach import Unreachable, require_serving
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
     servicer = health.HealthServicer()
     servicer.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
     health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
+    address = f"127.0.0.1:{port}"
     try:
-        code, err = run_c4(["arena", "random", "perfect", "--games", "2", "--via-grpc", f",127.0.0.1:{port}",
-                        "--out", str(tmp_path / "out")], capsys)
+        with pytest.raises(Unreachable, match="answered NOT_SERVING for 1 s"):
+            require_serving("solver service", address, warm_timeout_s=1)
+        warm = threading.Timer(1.0, servicer.set, ("", health_pb2.HealthCheckResponse.SERVING))
+        warm.start()
+        require_serving("solver service", address, warm_timeout_s=60)  # returns once SERVING
+        warm.join()
     finally:
         server.stop(None)
-    assert code == 1
-    assert f"the solver service at 127.0.0.1:{port} answers but is not serving (NOT_SERVING)" in err
+    assert f"waiting for the solver service at {address} to finish starting" in capsys.readouterr().err
