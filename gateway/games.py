@@ -617,8 +617,8 @@ class Games:
                 search = {"col": r.column, "score": r.score, "depth": 0, "nodes": r.nodes,
                           "millis": int(r.elapsed_ms), "book": r.source == "book", "proven": True,
                           "outcome": outcome, "plies_to_end": 0, "player": "perfect", "source": "solver",
-                          "message": {"win": "Perfect play: a forced win.", "loss": "Perfect play: lost against best play.",
-                                      "draw": "Perfect play: a draw with best play."}[outcome]}
+                          "message": {"win": "Perfect sees a forced win!", "loss": "Perfect is lost against best play.",
+                                      "draw": "Perfect sees a draw with best play."}[outcome]}
                 search["verdict"] = verdict(r.score, cells, len(doc["moves"]))
                 return r.column - 1, search, False
             col, search, resign = await self._engine(doc, "engine", deadline)

@@ -27,7 +27,7 @@ export function chip(colour) { return `<span class="chip p${COLOUR[colour]}" ari
 const VERB = { win: "wins", loss: "loses", draw: "draws" };
 
 /** The gateway's `message` split for people: a sentence (capitalised: "Engine
- * sees a forced win!", a resignation, "Perfect play: ...") goes on the status
+ * sees a forced win!", a resignation, "Perfect is lost against best play.") goes on the status
  * line; the engine's own notes are clauses about its move ("blocks", "random
  * move", "book move: a loss with best play", "37 of 1000 visits") that would
  * read as if about the player there ("Your turn. blocks"), so they go on the
@@ -36,10 +36,6 @@ export function splitMessage(message, ls, resignedNow = false, over = false) {
   let msg = message.trim();
   if (resignedNow && /resign/i.test(msg)) msg = msg.replace(/^.*?resigns?:?\s*/i, "").replace(/^./, (c) => c.toUpperCase());
   if (!msg && ls && ls.proven && ls.outcome === "win") return { headline: over ? "" : "Engine sees a forced win!", note: "" };
-  if (ls && ls.player === "perfect" && ls.proven && /^Perfect play/.test(msg)) {
-    // "Perfect play: lost against best play." reads as the player's loss
-    msg = { win: "Perfect sees a forced win!", loss: "Perfect is lost against best play.", draw: "Perfect sees a draw with best play." }[ls.outcome] || msg;
-  }
   // "engine:1000 wins. Engine sees a forced win!": once it has won, the forecast is old news
   if (over && !resignedNow && /sees a forced win!/.test(msg)) return { headline: "", note: "" };
   if (!msg || /^[A-Z]/.test(msg)) return { headline: msg, note: "" };
