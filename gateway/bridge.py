@@ -102,6 +102,8 @@ class Session:
         created = await self.games.create(
             opponent=opponent or self.games.settings.bridge_opponent, engine_starts=engine_starts,
             think_ms=think_ms, player="llm", allow_analysis=True, wait=False)
+        if self.game_id and self.token:  # watchers of the old game are pointed at this one
+            await self.games.link_next(self.game_id, self.token, created["state"]["id"])
         self.game_id = created["state"]["id"]
         self.token = created["token"]
         self.human = created["seat"]

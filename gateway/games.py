@@ -335,6 +335,22 @@ class Games:
         state["you"] = seat
         return state
 
+    async def link_next(self, game_id: str, token: str, next_id: str) -> None:
+        """Point a game at the one its player started after it (the bridge's and
+        MCP's ``new``), so whoever watches it can follow the player on."""
+        async def link():
+            doc = await self.store.load(game_id)
+            seat = self.authorize(doc, token)
+            if doc.get("next_game") == next_id:
+                return
+            expected = doc["version"]
+            doc["next_game"] = next_id
+            await self.commit(doc, expected, carry=True, seat=seat)
+        try:
+            await self._again_on_conflict(link)
+        except GameError as exc:  # the old game expired or went: nothing to point from
+            log.info("next game not linked", extra={"game": game_id, "next": next_id, "code": exc.code})
+
     async def replay(self, game_id: str, token: str | None, moves, engine_starts: bool | None = None,
                      wait: bool = True) -> dict:
         doc = await self.store.load(game_id)

@@ -85,7 +85,10 @@ def build_mcp() -> MCPServer:
             if named[0] != created["state"]["id"]:
                 await games.store.drop(created["state"]["id"])
             return named
+        before = await games.store.mcp_get(name)
         await games.store.mcp_set(name, created["state"]["id"], created["token"])
+        if before:  # watchers of the name's old game are pointed at this one
+            await games.link_next(before[0], before[1], created["state"]["id"])
         if created.get("invite"):
             await games.store.redis.hset(f"c4:mcp:{name}", "invite", created["invite"])
         return created["state"]["id"], created["token"]

@@ -185,6 +185,7 @@ def public_state(doc: dict, public_url: str, you: str | None = None, pos: Positi
         "message": doc["message"],
         "created": doc["created"],
         "updated": doc["updated"],
+        "next_game": doc.get("next_game"),  # the game its player started after this one (bridge, MCP)
         "watch_url": watch_url(public_url, doc["id"]),
     }
 

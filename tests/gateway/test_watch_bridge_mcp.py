@@ -243,6 +243,26 @@ def test_mcp_over_http(bare_gateway):
     assert got.status_code == 405 and got.headers["allow"] == "POST"
 
 
+def test_a_new_game_over_the_bridge_or_mcp_points_the_old_one_at_it(bridge, bare_gateway):
+    """Watchers of an agent's game can follow it into its next one."""
+    from mcp import Client
+
+    first = bridge.send({"cmd": "new", "engine_starts": False})
+    second = bridge.send({"cmd": "new", "engine_starts": False})
+    old = httpx.get(f"{bare_gateway.url}/api/v1/games/{first['game']}").json()
+    assert old["next_game"] == second["game"] and old["moves"] == []
+    assert httpx.get(f"{bare_gateway.url}/api/v1/games/{second['game']}").json()["next_game"] is None
+
+    async def agent():
+        async with Client(f"{bare_gateway.url}/mcp") as mcp:
+            a = json.loads(_texts(await mcp.call_tool("connect4_new", {"game": "next-a"}))[1])["id"]
+            b = json.loads(_texts(await mcp.call_tool("connect4_new", {"game": "next-a"}))[1])["id"]
+            return a, b
+
+    a, b = asyncio.run(agent())
+    assert a != b and httpx.get(f"{bare_gateway.url}/api/v1/games/{a}").json()["next_game"] == b
+
+
 def test_mcp_stdio_bridges_to_the_gateway(bare_gateway):
     from mcp import Client, StdioServerParameters
 

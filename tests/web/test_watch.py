@@ -69,6 +69,13 @@ def test_watcher_sees_a_bridge_game_live(page, stack):
         page.click("#board .hit[data-col='1']")
         assert "watching" in page.inner_text("#alert")
         shot(page, "watch_live")
+
+        # the agent starts a new game: the watcher follows it on
+        fresh = bridge.send(cmd="new", engine_starts=False, opponent="random")
+        assert fresh["game"] != reply["game"], fresh
+        page.wait_for_function("id => location.search.includes(id)", arg=fresh["game"], timeout=15000)
+        wait_ply(page, 0)
+        assert page.inner_text("#mode") == "watching"
     finally:
         bridge.close()
 

@@ -226,9 +226,20 @@ function applyState(st) {
   if (app.viewPly !== null && app.viewPly > st.ply) app.viewPly = null;
   render(true);
   refreshSolution();
+  if (st.next_game && !app.seat && (!prev || prev.next_game !== st.next_game)) followNext(st);
   if (prev && prev.version === st.version) return; // the same state again (reply and WebSocket): nothing new to solve
   if (st.status === "over" && !app.verdicts && st.allow_analysis !== false && st.moves.length) startVerdicts();
   else if (app.verdicts) startVerdicts();
+}
+
+/** A watcher follows the player on: an agent's `new` over the bridge or MCP
+ * points its old game at the next one (`next_game`). */
+const NEXT_GAME_DELAY_MS = 3000;
+function followNext(st) {
+  showAlert("The player started a new game: following it in a moment.", "info", NEXT_GAME_DELAY_MS + 500);
+  setTimeout(() => {
+    if (app.id === st.id && !app.seat) follow(st.next_game, null, null);
+  }, NEXT_GAME_DELAY_MS);
 }
 
 /** Does an engine progress message belong to the think on the board? It names
