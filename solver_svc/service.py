@@ -92,6 +92,11 @@ def _guarded(method):
     return wrapped
 
 
+def _log(what: str, pos: Position, ms: float, **fields) -> None:
+    """One line a query, with the caller's request id (the log formatter adds it)."""
+    log.info(what, extra={"moves": len(pos.moves), "ms": round(ms, 1), **fields})
+
+
 class SolverService(solver_pb2_grpc.SolverServiceServicer):
     def __init__(self, oracle: Oracle, deadline_margin_s: float = 0.005):
         self.oracle = oracle
@@ -113,7 +118,9 @@ class SolverService(solver_pb2_grpc.SolverServiceServicer):
         return budget
 
     @staticmethod
-    def _unproved(context, budget: Budget, exc: Unproved):
+    def _unproved(context, budget: Budget, exc: Unproved, what: str, pos: Position, started: float):
+        _log(what, pos, (time.perf_counter() - started) * 1000.0,
+             outcome="cancelled" if budget.cancelled else "no proof")
         if budget.cancelled:  # nobody waits for this answer any more
             context.abort(grpc.StatusCode.CANCELLED, "the request was cancelled")
         context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no proof within the budget: {exc}")
@@ -134,10 +141,11 @@ class SolverService(solver_pb2_grpc.SolverServiceServicer):
         try:
             v = self.oracle.solve(pos, budget, weak=request.weak)
         except Unproved as exc:
-            self._unproved(context, budget, exc)
+            self._unproved(context, budget, exc, "solve", pos, started)
+        ms = (time.perf_counter() - started) * 1000.0
+        _log("solve", pos, ms, nodes=v.nodes, source=v.source, score=v.score)
         return solver_pb2.SolveResponse(
-            score=v.score, nodes=v.nodes, proven=True, source=v.source, weak=v.weak,
-            elapsed_ms=(time.perf_counter() - started) * 1000.0,
+            score=v.score, nodes=v.nodes, proven=True, source=v.source, weak=v.weak, elapsed_ms=ms,
         )
 
     @_guarded
@@ -148,10 +156,12 @@ class SolverService(solver_pb2_grpc.SolverServiceServicer):
         try:
             a = self.oracle.analyze(pos, budget)
         except Unproved as exc:
-            self._unproved(context, budget, exc)
+            self._unproved(context, budget, exc, "analyze", pos, started)
+        ms = (time.perf_counter() - started) * 1000.0
+        _log("analyze", pos, ms, nodes=a.nodes, source=a.source)
         return solver_pb2.AnalyzeResponse(
             columns=[solver_pb2.ColumnScore(column=c + 1, score=s) for c, s in enumerate(a.scores)],
-            nodes=a.nodes, source=a.source, elapsed_ms=(time.perf_counter() - started) * 1000.0,
+            nodes=a.nodes, source=a.source, elapsed_ms=ms,
         )
 
     @_guarded
@@ -160,7 +170,10 @@ class SolverService(solver_pb2_grpc.SolverServiceServicer):
         pos = self._position(request, context)
         budget = self._budget(context, request.deadline_ms)
         c = self.oracle.best_move(pos, budget)
+        ms = (time.perf_counter() - started) * 1000.0
+        _log("best move", pos, ms, nodes=c.nodes, source=c.source, proven=c.proven,
+             column=None if c.column is None else c.column + 1)
         return solver_pb2.BestMoveResponse(
             proven=c.proven, column=0 if c.column is None else c.column + 1, score=c.score,
-            nodes=c.nodes, source=c.source, elapsed_ms=(time.perf_counter() - started) * 1000.0,
+            nodes=c.nodes, source=c.source, elapsed_ms=ms,
         )

@@ -105,3 +105,29 @@ def test_engine_down_gives_503_and_keeps_the_game(solver_gateway):
              if line.startswith("{")]
     failed = [x for x in lines if x.get("msg") == "opponent turn failed" and x.get("game") == gid]
     assert failed and failed[0]["request_id"] == "rid-engine-down-1" and failed[0]["level"] == "warning"
+
+
+def test_request_id_reaches_the_solver(solver_gateway, pons_sets):
+    """An analysis is one line in the solver's log, under the HTTP request's id."""
+    import json
+    import time
+
+    import httpx
+
+    from tests.gateway.conftest import LOGS
+
+    moves, _ = positions(pons_sets, n=1)[0]
+    with httpx.Client(base_url=solver_gateway.url, timeout=60) as client:
+        gid, red = new_solo(client)
+        client.post(f"/api/v1/games/{gid}/replay", json={"moves": moves}, headers={"X-Player-Token": red})
+        r = client.get(f"/api/v1/games/{gid}/analysis", headers={"x-request-id": f"rid-{gid}"})
+        assert r.status_code == 200, r.text
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        lines = [json.loads(x) for x in (LOGS / "solver.log").read_text().splitlines() if x.startswith("{")]
+        mine = [x for x in lines if x.get("request_id") == f"rid-{gid}"]
+        if mine:
+            assert mine[0]["msg"] == "analyze" and mine[0]["moves"] == len(moves) and "ms" in mine[0]
+            return
+        time.sleep(0.2)
+    raise AssertionError("the solver's log never saw the gateway's request id")
