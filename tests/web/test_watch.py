@@ -76,6 +76,11 @@ def test_watcher_sees_a_bridge_game_live(page, stack):
         page.wait_for_function("id => location.search.includes(id)", arg=fresh["game"], timeout=15000)
         wait_ply(page, 0)
         assert page.inner_text("#mode") == "watching"
+        # opened later, the old game stays put and says where the player went
+        page.goto(watch_url)
+        page.wait_for_function("id => document.querySelector('#alert').textContent.includes(id)", arg=fresh["game"])
+        page.wait_for_timeout(3500)
+        assert reply["game"] in page.evaluate("location.search")
     finally:
         bridge.close()
 

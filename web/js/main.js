@@ -226,7 +226,11 @@ function applyState(st) {
   if (app.viewPly !== null && app.viewPly > st.ply) app.viewPly = null;
   render(true);
   refreshSolution();
-  if (st.next_game && !app.seat && (!prev || prev.next_game !== st.next_game)) followNext(st);
+  if (st.next_game && !app.seat) {
+    // live: follow the agent on; opened later (a finished game being looked at): only say where it went
+    if (prev && prev.next_game !== st.next_game) followNext(st);
+    else if (!prev) showAlert(`This player went on to a new game: ${location.origin}/?game=${encodeURIComponent(st.next_game)}`, "info");
+  }
   if (prev && prev.version === st.version) return; // the same state again (reply and WebSocket): nothing new to solve
   if (st.status === "over" && !app.verdicts && st.allow_analysis !== false && st.moves.length) startVerdicts();
   else if (app.verdicts) startVerdicts();
