@@ -97,7 +97,8 @@ class Games:
         ``claim``: when an opponent program is to move next, this process claims
         that turn in the same atomic step (it is about to play it). ``carry``: a
         change that is not a move; whoever is playing the turn keeps playing it.
-        A conflict carries the game's latest state, seen from ``seat``."""
+        A conflict of a player's request (``seat``) carries the game's latest state
+        as that player sees it."""
         doc["version"] = expected + 1
         doc["updated"] = time.time()
         state = self.view(doc, None, pos)
@@ -107,7 +108,7 @@ class Games:
                                   claim_owner=self.owner if claim else "", claim_ttl_ms=CLAIM_TTL_MS,
                                   carry_claim=carry)
         except GameError as exc:
-            if exc.code == "conflict" and exc.state is None:
+            if exc.code == "conflict" and exc.state is None and seat is not None:  # a player's request
                 try:
                     exc.state = self.view(await self.store.load(doc["id"]), seat)
                 except GameError:
@@ -584,30 +585,25 @@ class Games:
                                     self.view(doc, you)) from None
                 new["moves"].append(col)
                 model.settle(new, pos)
-            try:
-                new = await self._commit_answer(new, doc, pos)
-                claimed = new["version"]
-            except GameError as exc:
-                if exc.code != "conflict":
-                    raise
-                # Changed while thinking (undo, replay): the answer is stale; look again.
+            doc, landed = await self._commit_answer(new, doc, pos)
+            if landed:
+                claimed = doc["version"]
+            else:  # changed while thinking (undo, replay): the answer is stale; look again
                 log.info("opponent answer discarded", extra={"game": game_id, "version": v})
-                doc = await self.store.load(game_id)
-                continue
-            doc = new
         return doc
 
-    async def _commit_answer(self, new: dict, doc: dict, pos: Position) -> dict:
-        """Save the opponent's answer ``new`` (built on ``doc``); returns the saved doc.
+    async def _commit_answer(self, new: dict, doc: dict, pos: Position) -> tuple[dict, bool]:
+        """Save the opponent's answer ``new`` (built on ``doc``): (the saved doc, True),
+        or (the game as it is now, False) when the answer no longer fits it.
 
         If only settings changed meanwhile (hints, think time: the same moves, the
         same program to move), the answer still stands: it is saved over the
-        latest version instead of being thrown away. Any other change is a conflict."""
+        latest version instead of being thrown away."""
         game_id = doc["id"]
         while True:
             try:
                 await self.commit(new, doc["version"], pos, claim=True)
-                return new
+                return new, True
             except GameError as exc:
                 if exc.code != "conflict":
                     raise
@@ -615,10 +611,10 @@ class Games:
                 if (latest["moves"] != doc["moves"] or latest["seats"] != doc["seats"] or is_over(latest)
                         or not program_to_move(latest)
                         or not await self.store.claim(game_id, latest["version"], self.owner, CLAIM_TTL_MS)):
-                    raise
-                settled = {k: new[k] for k in ("moves", "last_search", "message", "resigned", "result",
-                                               "winning_cells", "status") if k in new}
-                new, doc = dict(latest, **settled), latest
+                    return latest, False
+                answer = {k: new[k] for k in ("moves", "last_search", "message", "resigned", "result",
+                                              "winning_cells")}
+                new, doc = dict(latest, **answer), latest
 
     async def _think(self, doc: dict) -> tuple[int, dict, bool]:
         """Ask the services for the opponent's move: (0-based column, last_search, resigns)."""

@@ -61,8 +61,7 @@ class BodyLimitMiddleware:
                 await self._refuse(send)
 
     async def _refuse(self, send) -> None:
-        body = json.dumps({"error": {"code": "too_large", "message":
-                                     f"the request body is over {self.max_bytes} bytes"}}).encode()
+        body = json.dumps({"error": {"code": "too_large", "message": BodyTooLarge(self.max_bytes).detail}}).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(body)).encode())]})
