@@ -143,6 +143,15 @@ class LogSink:
             shown = "\n".join(pcol + part for part in body.split("\n"))
         else:
             shown = plain
+        self._emit(shown, plain)
+
+    def announce(self, text: str) -> None:
+        """Unprefixed lines (the summary once the stack is up), to the console and the file."""
+        self._emit(text, text)
+
+    def _emit(self, shown: str, plain: str) -> None:
+        """``shown`` to the console, ``plain`` to the log file. A console nobody reads
+        any more (``c4 up | head``) must not stop the stack."""
         with self.lock:
             try:
                 self.console.write(shown + "\n")
@@ -151,18 +160,6 @@ class LogSink:
                 pass
             if self.file:
                 self.file.write(plain + "\n")
-
-    def announce(self, text: str) -> None:
-        """Unprefixed lines (the summary once the stack is up), to the console and the file.
-        A console nobody reads any more (``c4 up | head``) must not stop the stack."""
-        with self.lock:
-            try:
-                self.console.write(text + "\n")
-                self.console.flush()
-            except (OSError, ValueError):
-                pass
-            if self.file:
-                self.file.write(text + "\n")
 
     def note(self, message: str) -> None:
         """A line from the supervisor itself."""
