@@ -19,9 +19,10 @@ mcts raise :class:`Stopped`.
 Specs, in ladder order (weakest first, as measured in docs/ladder.md):
   random        a uniformly random legal column
   easy          minimax depth 2, 30 % random moves
-  medium        minimax depth 4, 10 % random moves
   greedy        wins now, else blocks, else avoids the cell under an opponent's
-                winning cell, else the best line score (centre first)
+                winning cell, else the best line score: its own lines after
+                the move (centre first)
+  medium        minimax depth 4, 10 % random moves
   gated         greedy, checked by takes_win, blocks_threat, not_under_threat,
                 no_loss_in_two; a failed check falls back to a small search
   minimax:D     plain alpha-beta to depth D (1..12) with the window evaluation
@@ -103,8 +104,8 @@ def list_players() -> list[PlayerInfo]:
     return [
         PlayerInfo("random", "random", "a uniformly random legal column", False),
         PlayerInfo("easy", "easy", "casual minimax depth 2 with 30% random moves", False),
+        PlayerInfo("greedy", "greedy", "wins now, else blocks, else the best own line score", False),
         PlayerInfo("medium", "medium", "casual minimax depth 4 with 10% random moves", False),
-        PlayerInfo("greedy", "greedy", "wins now, else blocks, else the best line score", False),
         PlayerInfo("gated", "gated", "greedy checked by four exact tactical tests", False),
         PlayerInfo("minimax:5", "minimax", "plain alpha-beta to depth D with the window evaluation (minimax:D)", False,
                    1, MAX_MINIMAX_DEPTH),

@@ -37,6 +37,17 @@ def line_score(grid, g: Geometry) -> int:
     return total
 
 
+def own_line_score(grid, player: int, g: Geometry) -> int:
+    """Full scan: ``player``'s half of the line score, its one-colour lines only."""
+    total = 0
+    for cells in all_lines(g):
+        mine = sum(grid[x][y] == player for x, y in cells)
+        theirs = sum(grid[x][y] == 1 - player for x, y in cells)
+        if mine and not theirs:
+            total += 1000 if mine == g.k else mine
+    return total
+
+
 def threats(grid, player: int, g: Geometry) -> set[tuple[int, int]]:
     """Empty cells that complete a line of ``player``."""
     out = set()
