@@ -39,6 +39,8 @@ from connect4.notation import format_moves
 
 log = logging.getLogger("books.analysis_gen")
 
+SLOW_CHILD_S = 10.0  # a child solve at least this long is logged on its own
+
 
 def canonical(pos: Position) -> tuple[int, bool]:
     key, mirror = pos.key(), pos.mirror_key()
@@ -145,12 +147,17 @@ class ChildScores:
             s = self.known.score(pos)
             self.from_books += s is not None
         if s is None:
+            started = time.perf_counter()
             try:
                 result = self.solver.solve(pos, stop=stop)
             finally:
                 self.nodes += self.solver.last_nodes
             s = result.score
             self.solved += 1
+            seconds = time.perf_counter() - started
+            if seconds >= SLOW_CHILD_S:  # a long run shows its progress child by child
+                log.info("child solved", extra={"moves": format_moves(pos.moves, pos.geometry), "score": s,
+                                                "nodes": self.solver.last_nodes, "seconds": round(seconds, 1)})
         self.proved[key] = s
         return s
 

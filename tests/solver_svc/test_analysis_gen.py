@@ -93,3 +93,30 @@ def test_a_move_books_tree_with_child_scores_from_the_book(tmp_path, capsys):
     assert set(analysis.entries) == book_side | other_side
     for pos in found:
         assert analysis.lookup(pos) == tuple(solver.analyze(pos)), pos
+
+
+def test_a_slow_child_solve_is_logged_with_its_score(tmp_path, capfd, monkeypatch):
+    """Long runs (a one-stone position's children take minutes each) show their
+    progress child by child; fast children stay quiet."""
+    import json
+
+    import books.analysis_gen as gen
+
+    def solved_lines():
+        lines = [json.loads(x) for x in capfd.readouterr().err.splitlines() if x.startswith("{")]
+        return [x for x in lines if x["msg"] == "child solved"]
+
+    listing = tmp_path / "positions.txt"
+    listing.write_text(DEEP[0] + "\n")
+    capfd.readouterr()
+    assert main(["--positions", str(listing), "--out", str(tmp_path / "a.txt"), "--tt-log2", str(TT_LOG2)]) == 0
+    assert not solved_lines()
+    monkeypatch.setattr(gen, "SLOW_CHILD_S", 0.0)
+    assert main(["--positions", str(listing), "--out", str(tmp_path / "b.txt"), "--tt-log2", str(TT_LOG2)]) == 0
+    solved = solved_lines()
+    pos = Position.parse(DEEP[0])
+    solver = Solver(STANDARD, TT_LOG2)
+    expected = {c: solver.solve(pos.played(c)).score for c in range(7)
+                if pos.can_play(c) and not pos.is_winning_move(c) and not pos.played(c).is_over}
+    assert sorted(x["moves"] for x in solved) == sorted(DEEP[0] + str(c + 1) for c in expected)
+    assert all(x["score"] == expected[int(x["moves"][-1]) - 1] and x["seconds"] >= 0 for x in solved)
