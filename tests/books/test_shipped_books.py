@@ -87,3 +87,37 @@ def _learned_keys(path: Path) -> set[int]:
                 keys.add(int(line.split()[0], 16))
             after_comment = False
     return keys
+
+
+def test_the_analysis_book_opens_with_the_published_values_of_the_first_move():
+    """The empty board's column scores are the classic result (Allis, Tromp; Pons'
+    solver prints them): only the centre wins. Each one-stone position's own
+    analysis agrees with it, so the page's Analyze and the perfect player's
+    reply to any first move come from the book."""
+    from books.lookup import BookSet
+
+    books = BookSet.load_files([BOOKS / "7x6-analysis.txt"])
+    assert books.analysis(Position()) == (-2, -1, 0, 1, 0, -1, -2)
+    for c, score in enumerate((-2, -1, 0, 1, 0, -1, -2)):
+        reply = books.analysis(Position.from_moves([c]))
+        assert reply is not None and max(reply) == -score, c  # the child's value, from its side to move
+
+
+def test_the_analysis_book_holds_the_whole_tree_and_agrees_with_the_move_book(opening):
+    """Every position of the six-move tree, either side to move, 0 to 11 stones
+    (the header's COMPLETE claim), has its own line; on the first player's
+    positions the move book's column scores that line's best. The two books
+    were made by different programs (bookgen, analysis_gen)."""
+    from books.analysis_gen import tree_positions
+    from connect4.book import AnalysisBook
+
+    book = AnalysisBook.load(BOOKS / "7x6-analysis.txt")
+    assert not book.problems
+    positions = tree_positions(opening, opening.geometry, 0, 11)
+    assert len(positions) == 1 + 1 + 4 + 4 + 25 + 25 + 145 + 119 + 651 + 448 + 2452 + 1460
+    for pos in positions:
+        scores = book.lookup(pos)
+        assert scores is not None, pos.moves
+        if pos.to_move == 0:
+            e = opening.lookup(pos)
+            assert scores[e.column] == max(s for s in scores if s is not None) == e.score, pos.moves
