@@ -372,19 +372,22 @@ def test_two_gateways_play_each_turn_once(redis_server, engine_service, solver_s
 
 
 def test_perfect_falls_back_to_the_engine_when_it_cannot_prove(api):
-    # A young position and 60 ms: the solver proves it only from a book; otherwise the
-    # engine's move is played for that turn and marked so.
+    # 60 ms: the first move's answer comes from the analysis book (every 1-stone
+    # position is in it); after a 3 that no book holds the solver cannot prove it in
+    # time, so the engine's move is played for that turn and marked so.
     gid, token, _ = create(api, opponent="perfect", think_ms=60)
     r = move(api, gid, token, 1)
     assert r.status_code == 200, r.text
     state = r.json()
-    assert state["ply"] == 2
+    assert state["ply"] == 2 and state["moves"][1] == 4  # b and d both keep the win: d, nearer the centre
     ls = state["last_search"]
-    if ls["source"] == "solver":
-        assert ls["proven"] is True and ls["book"] is True
-    else:
-        assert ls["source"] == "engine_fallback"
-        assert "perfect could not prove" in ls["message"] and state["message"] == ls["message"]
+    assert ls["source"] == "solver" and ls["proven"] is True and ls["book"] is True
+    r = move(api, gid, token, 1)
+    assert r.status_code == 200, r.text
+    state = r.json()
+    ls = state["last_search"]
+    assert state["ply"] == 4 and ls["source"] == "engine_fallback"
+    assert "perfect could not prove" in ls["message"] and state["message"] == ls["message"]
 
 
 def test_bench_gateway_prints_its_figures(gateway):
