@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from connect4 import STANDARD, Geometry, Position
+from connect4.scores import end_ply, plies_to_end
 
 PERFECT = "perfect"
 
@@ -167,27 +168,6 @@ def _outcome(score: int) -> str:
     return "win" if score > 0 else "loss" if score < 0 else "draw"
 
 
-def plies_to_end(score: int, ply: int, g: Geometry) -> int | None:
-    """Plies from a position with ``ply`` stones to the end of the game with
-    best play, given its exact Pons score (None for a draw, which ends when
-    the board is full: ``cells - ply``)."""
-    return end_ply(score, ply, g) - ply
-
-
-def end_ply(score: int, ply: int, g: Geometry) -> int:
-    """The ply (stones on the board at the end) at which the game ends with best play.
-
-    A win with the stone of ply p is worth ``(W*H + 2 - p) // 2`` to the
-    player who made it; that player moves on odd plies when it moved first.
-    """
-    if score == 0:
-        return g.cells
-    winner = ply % 2 if score > 0 else 1 - ply % 2  # 0: the first player wins
-    s = abs(score)
-    for p in (g.cells + 2 - 2 * s, g.cells + 1 - 2 * s):
-        if (p - 1) % 2 == winner:  # the first player places stones 1, 3, 5, ...
-            return p
-    raise AssertionError("unreachable")
 
 
 class GrpcLadderPlayer(ArenaPlayer):

@@ -20,6 +20,7 @@ import time
 import zlib
 
 from connect4 import Geometry, IllegalMove, InvalidGeometry, InvalidPosition, Position, parse_column, parse_moves
+from connect4.scores import plies_to_end
 from c4proto.connect4.v1 import engine_pb2
 
 from . import model
@@ -625,13 +626,14 @@ class Games:
             r = await self.services.best_move(doc, deadline)
             if r.proven and r.column:
                 outcome = "win" if r.score > 0 else "loss" if r.score < 0 else "draw"
-                cells = doc["width"] * doc["height"]
+                g, ply = model.geometry(doc["width"], doc["height"], doc["k"]), len(doc["moves"])
                 search = {"col": r.column, "score": r.score, "depth": 0, "nodes": r.nodes,
                           "millis": int(r.elapsed_ms), "book": r.source == "book", "proven": True,
-                          "outcome": outcome, "plies_to_end": 0, "player": "perfect", "source": "solver",
+                          "outcome": outcome, "plies_to_end": plies_to_end(r.score, ply, g),
+                          "player": "perfect", "source": "solver",
                           "message": {"win": "Perfect sees a forced win!", "loss": "Perfect is lost against best play.",
                                       "draw": "Perfect sees a draw with best play."}[outcome]}
-                search["verdict"] = verdict(r.score, cells, len(doc["moves"]))
+                search["verdict"] = verdict(r.score, g.cells, ply)
                 return r.column - 1, search, False
             col, search, resign = await self._engine(doc, "engine", deadline)
             search["source"] = "engine_fallback"

@@ -10,12 +10,13 @@ import numpy as np
 
 from connect4.errors import InvalidPosition
 from connect4.geometry import STANDARD, Geometry
+from connect4.scores import end_ply
 
 from ..books import BookSet
 from ..evaluation import COMPLETE, line_tables
 from ..mcts import C_PUCT, mcts_kernels
 from ..minimax import CASUAL, WIN_VALUE, WindowWeights, minimax_kernels, weights_array
-from ..search import MATE, DepthReport, Engine, SearchResult
+from ..search import MATE, DepthReport, Engine, SearchResult, win_score
 from ..stopping import Stopped, stop_on
 
 Progress = Callable[[DepthReport], None] | None
@@ -316,15 +317,16 @@ class EnginePlayer(Player):
 
 def book_result(pos, entry) -> SearchResult:
     """A book answer. Book scores are Pons' (exact, from the books' solver); the
-    engine scale puts a Pons score s > 0 at a win ending with stone
-    cells + 2 - 2s."""
+    engine's scale counts the stone that ends the game (``win_score``), and
+    each Pons score stands for one stone of each player: the winner's parity
+    picks it (``connect4.scores.end_ply``)."""
     g = pos.geometry
     s = entry.score
-    if s > 0:
-        score, outcome, plies = MATE + 2 * s - 1, "win", g.cells + 2 - 2 * s - pos.ply
-    elif s < 0:
-        score, outcome, plies = -(MATE - 2 * s - 1), "loss", g.cells + 2 + 2 * s - pos.ply
+    if s:
+        end = end_ply(s, pos.ply, g)
+        outcome = "win" if s > 0 else "loss"
+        score = win_score(end, g.cells) * (1 if s > 0 else -1)
     else:
-        score, outcome, plies = 0, "draw", g.cells - pos.ply
+        end, outcome, score = g.cells, "draw", 0
     return SearchResult(column=entry.column, score=score, book=True, proven=False, pv=[entry.column],
-                        outcome=outcome, plies_to_end=max(plies, 0), message=f"book move: a {outcome} with best play")
+                        outcome=outcome, plies_to_end=end - pos.ply, message=f"book move: a {outcome} with best play")

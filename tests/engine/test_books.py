@@ -42,6 +42,23 @@ def test_engine_player_answers_from_the_book(tmp_path):
     assert not player.choose(p, use_book=False).book
 
 
+def test_a_book_answer_counts_the_plies_to_the_end_for_either_winner():
+    """Each Pons score stands for one stone of each player: the empty board's
+    +1 is the first player's 21st stone, ply 41 (not 42); the second player's
+    +2 after 1 stone is its 20th stone, ply 40; losses likewise."""
+    from connect4.book import BookEntry
+    from engine_svc.players.ladder import book_result
+    from engine_svc.search import pons_score
+
+    cells = 42
+    for moves, score, end in (("", 1, 41), ("1", 2, 40), ("", -1, 42), ("1", -2, 39), ("", 0, 42)):
+        pos = Position.parse(moves)
+        r = book_result(pos, BookEntry(pos.key(), 3, score))
+        assert r.plies_to_end == end - pos.ply, (moves, score)
+        assert r.outcome == ("win" if score > 0 else "loss" if score < 0 else "draw")
+        assert pons_score(r.score, cells) == score  # the engine's scale gives the same score back
+
+
 def test_reply_from_the_scores_of_booked_children(tmp_path):
     # A move book of the first player's positions holds every reply of the
     # second: after "4" each of the seven children is booked (their scores are

@@ -382,6 +382,8 @@ def test_perfect_falls_back_to_the_engine_when_it_cannot_prove(api):
     assert state["ply"] == 2 and state["moves"][1] == 4  # b and d both keep the win: d, nearer the centre
     ls = state["last_search"]
     assert ls["source"] == "solver" and ls["proven"] is True and ls["book"] is True
+    # a win by 2 for the second player: its 20th stone, ply 40, 39 plies from here
+    assert (ls["score"], ls["outcome"], ls["plies_to_end"], ls["verdict"]) == (2, "win", 39, "win in 20")
     r = move(api, gid, token, 1)
     assert r.status_code == 200, r.text
     state = r.json()
