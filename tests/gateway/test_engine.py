@@ -372,8 +372,8 @@ def test_two_gateways_play_each_turn_once(redis_server, engine_service, solver_s
 
 
 def test_perfect_falls_back_to_the_engine_when_it_cannot_prove(api):
-    # 60 ms: the first move's answer comes from the analysis book (every 1-stone
-    # position is in it); after a 3 that no book holds the solver cannot prove it in
+    # 60 ms: the first answers come from the analysis book (every position to 3
+    # stones is in it); at 5 stones off the book's tree the solver cannot prove it in
     # time, so the engine's move is played for that turn and marked so.
     gid, token, _ = create(api, opponent="perfect", think_ms=60)
     r = move(api, gid, token, 1)
@@ -384,11 +384,14 @@ def test_perfect_falls_back_to_the_engine_when_it_cannot_prove(api):
     assert ls["source"] == "solver" and ls["proven"] is True and ls["book"] is True
     # a win by 2 for the second player: its 20th stone, ply 40, 39 plies from here
     assert (ls["score"], ls["outcome"], ls["plies_to_end"], ls["verdict"]) == (2, "win", 39, "win in 20")
-    r = move(api, gid, token, 1)
+    r = move(api, gid, token, 1)  # 3 stones: every position to 3 stones is booked
+    assert r.status_code == 200, r.text
+    assert r.json()["last_search"]["book"] is True
+    r = move(api, gid, token, 1)  # 5 stones, off the book's tree: no proof in 60 ms
     assert r.status_code == 200, r.text
     state = r.json()
     ls = state["last_search"]
-    assert state["ply"] == 4 and ls["source"] == "engine_fallback"
+    assert state["ply"] == 6 and ls["source"] == "engine_fallback"
     assert "perfect could not prove" in ls["message"] and state["message"] == ls["message"]
 
 
