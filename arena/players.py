@@ -168,8 +168,6 @@ def _outcome(score: int) -> str:
     return "win" if score > 0 else "loss" if score < 0 else "draw"
 
 
-
-
 class GrpcLadderPlayer(ArenaPlayer):
     """A ladder player through the engine service (``EngineService.Move``)."""
 

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 
 from connect4 import FIRST, STANDARD, Geometry, Position
 from connect4.notation import LETTERS, format_moves
+from connect4.scores import end_ply
 
-from .players import ArenaPlayer, PlayerError, end_ply
+from .players import ArenaPlayer, PlayerError
 
 KIND = {1: "win", 0: "draw", -1: "loss"}
 

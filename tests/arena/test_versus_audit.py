@@ -9,10 +9,11 @@ import pytest
 
 from arena.audit import report, run_audit, worst_moves
 from arena.oracle import Oracle, Unproved
-from arena.players import PlayerFactory, end_ply
+from arena.players import PlayerFactory
 from arena.versus import play_versus
 from connect4 import Position
 from connect4.notation import LETTERS
+from connect4.scores import end_ply
 from solver_svc.solver import Solver
 
 # Pons' test set L2_R1 (score 4: the second player, to move, wins) and a 30-ply position
