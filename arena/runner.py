@@ -58,15 +58,9 @@ _factory: PlayerFactory | None = None
 
 def _init_worker(geometry: Geometry, via: Via, books: str | None, engine_books: str | None) -> None:
     global _factory
-    _factory = PlayerFactory(geometry, via, _load_books(books), engine_books=engine_books)
+    from books.lookup import load_setting
 
-
-def _load_books(spec: str | None):
-    if not spec:
-        return None
-    from books.lookup import BookSet
-
-    return BookSet.load(spec)
+    _factory = PlayerFactory(geometry, via, load_setting(books), engine_books=engine_books)
 
 
 def _play_slot(slot: GameSlot, opening: list[int]) -> GameRecord:

@@ -84,6 +84,14 @@ def book_files(spec: str | None) -> list[Path]:
     return out
 
 
+def load_setting(spec: str | None) -> "BookSet | None":
+    """The books a command-line option names: ``default`` the shipped folder,
+    ``none``/``off``/empty (or None) no books, else files and folders."""
+    if spec is None or spec.strip().lower() in ("", "none", "off"):
+        return None
+    return BookSet.load(None if spec.strip().lower() == "default" else spec)
+
+
 @dataclass(frozen=True)
 class BookHit:
     """One book's entry for a position (columns 0-based, mirrored back)."""

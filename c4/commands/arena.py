@@ -26,7 +26,8 @@ def register(sub) -> None:
     p.add_argument("--workers", type=argtypes.int_in(1, 256), default=1, help="worker processes (default 1)")
     p.add_argument("--via-grpc", metavar="ENGINE_ADDR,SOLVER_ADDR", default=None,
                    help="play through the services instead of in-process, e.g. 127.0.0.1:50051,127.0.0.1:50052")
-    p.add_argument("--books", default=None, help="books for the in-process perfect player (files or folders, comma separated)")
+    p.add_argument("--books", default="default",
+                   help="books of the in-process perfect player: default (the shipped books/), none, or paths (comma separated)")
     p.add_argument("--gauntlet", action="store_true",
                    help="the first player plays each of the others (no games among the others)")
     p.add_argument("--engine-books", default="default",
@@ -112,6 +113,8 @@ def _rebuild(args) -> str:
         parts += ["--workers", str(args.workers)]
     if args.via_grpc:
         parts += ["--via-grpc", args.via_grpc]
+    if args.books != "default":
+        parts += ["--books", args.books]
     if args.engine_books != "default":
         parts += ["--engine-books", args.engine_books]
     if args.size != "7x6" or args.connect != 4:

@@ -15,7 +15,9 @@ def register(sub) -> None:
         description="PLAYER plays --games games from random openings (against --opponent, default itself; the "
         "audited side alternates). Every move it makes is scored by the exact solver: regret = outcome of the best "
         "move - outcome of the move played (win 1, draw 0, loss -1); agreement = it played a best-scoring column. "
-        "Near the empty board the solver is slow: use --opening-plies (e.g. 12+), --books or --solver-nodes.",
+        "Positions the solver books hold (the shipped books/ by default: every position of up to 3 stones and the "
+        "opening tree) are answered at once; elsewhere near the empty board the solver is slow: use "
+        "--opening-plies (e.g. 12+) or --solver-nodes.",
     )
     p.add_argument("player", metavar="PLAYER")
     p.add_argument("--games", type=argtypes.int_in(1), default=10, help="games to play (default 10)")
@@ -25,7 +27,8 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--worst", type=argtypes.int_in(0), default=5,
                    help="how many of the worst moves to show with boards (default 5; 0: none)")
-    p.add_argument("--books", default=None, help="solver books (files or folders, comma separated)")
+    p.add_argument("--books", default="default",
+                   help="solver books: default (the shipped books/), none, or files and folders (comma separated)")
     p.add_argument("--engine-books", default="default",
                    help="books of an in-process engine player: default, none, or paths")
     p.add_argument("--solver-nodes", type=argtypes.int_in(0), default=0,
@@ -58,16 +61,14 @@ def run(args) -> int:
     bad = check_game_inputs("audit", args, via)
     if bad is not None:
         return bad
-    books = None
     try:
         if via.engine_addr is None:
             check_spec(args.player)
             if args.opponent:
                 check_spec(args.opponent)
-        if args.books:
-            from books.lookup import BookSet
+        from books.lookup import load_setting
 
-            books = BookSet.load(args.books)
+        books = load_setting(args.books)
         factory = PlayerFactory(STANDARD, via, books, engine_books=args.engine_books)
         if via.solver_addr:
             oracle = GrpcOracle(via.solver_addr, STANDARD, args.deadline_ms)

@@ -83,8 +83,6 @@ def _perfect_books(args):
     """The perfect player's BookSet (books.lookup), loaded only when a seat is perfect."""
     if not any(s.strip().lower().split(":")[0] == "perfect" for s in (args.first, args.second)):
         return None
-    if args.books.strip().lower() in ("none", "off", ""):
-        return None
-    from books.lookup import BookSet
+    from books.lookup import load_setting
 
-    return BookSet.load(None if args.books.strip().lower() == "default" else args.books)
+    return load_setting(args.books)

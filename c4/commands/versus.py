@@ -14,16 +14,18 @@ def register(sub) -> None:
         help="a game against the perfect player, with the solver's verdict after every move",
         description="PLAYER plays the perfect player (the exact solver). After every move the solver says who wins "
         "with best play and at which ply; the game ends with a line such as 'theoretical win held to ply 41' or "
-        "'lost the win at ply 12 (e instead of c)' and the move list. Early positions need books "
-        "(--books) or a node budget (--solver-nodes): the exact solver alone is slow near the empty board.",
+        "'lost the win at ply 12 (e instead of c)' and the move list. The solver books (the shipped books/ by "
+        "default) answer early positions; without them (--books none) the exact solver alone is slow near the "
+        "empty board: give a node budget (--solver-nodes) or start later (--from).",
     )
     p.add_argument("player", metavar="PLAYER", help="player spec, e.g. engine:2000, minimax:5, or you (type the moves)")
     p.add_argument("--solver-seat", choices=["first", "second"], required=True,
                    help="the colour the perfect player plays: first (moves first) or second")
     p.add_argument("--from", dest="start", default="", metavar="MOVES",
                    help="start from these moves (e.g. 4453 or 'd d e c'), default the empty board")
-    p.add_argument("--books", default=None,
-                   help="solver books for early positions (files or folders, comma separated; default none)")
+    p.add_argument("--books", default="default",
+                   help="solver books for early positions: default (the shipped books/), none, or files and folders "
+                   "(comma separated)")
     p.add_argument("--engine-books", default="default",
                    help="books of an in-process engine player: default (opening + corrective), none, or paths")
     p.add_argument("--solver-nodes", type=argtypes.int_in(0), default=0,
@@ -64,11 +66,9 @@ def run(args) -> int:
     try:
         if via.engine_addr is None and args.player.strip().lower() != "you":
             check_spec(args.player)
-        books = None
-        if args.books:
-            from books.lookup import BookSet
+        from books.lookup import load_setting
 
-            books = BookSet.load(args.books)
+        books = load_setting(args.books)
         factory = PlayerFactory(start.geometry, via, books, engine_books=args.engine_books)
         if args.player.strip().lower() == "you":
             from arena.play import HumanPlayer

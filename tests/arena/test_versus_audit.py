@@ -174,3 +174,31 @@ def test_c4_versus_you_with_piped_moves():
     solver = Solver()
     scores = solver.analyze(Position.parse(LATE))
     assert scores[2] < 0 < scores[5]
+
+
+def test_c4_versus_from_the_empty_board_answers_from_the_shipped_books(capsys):
+    """The issue's own command, `c4 versus PLAYER --solver-seat first`, from the
+    empty board: the shipped books answer the early plies, so a small node
+    budget suffices; without books the same budget cannot prove the first move."""
+    from c4.main import main
+
+    argv = ["versus", "greedy", "--solver-seat", "first", "--solver-nodes", "2000000"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "  1. d  perfect" in out and "first wins at ply 41" in out
+    assert "moves: 4" in out and "stopped" not in out
+    assert main([*argv, "--books", "none"]) == 1
+    out = capsys.readouterr().out
+    assert "stopped at ply 1: no proof within 2,000,000 nodes" in out
+
+
+def test_c4_audit_near_the_empty_board_answers_from_the_shipped_books(capsys):
+    from c4.main import main
+
+    argv = ["audit", "greedy", "--games", "1", "--opening-plies", "0", "--solver-nodes", "2000000", "--worst", "0"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "moves audited: 13\n" in out, out  # greedy's self-play game 4444443333526, every move proved
+    assert main([*argv, "--books", "none"]) == 0
+    out = capsys.readouterr().out
+    assert "unproved, left out" in out, out
