@@ -23,6 +23,7 @@ import grpc
 
 from c4proto.connect4.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 from connect4 import Connect4Error, Geometry, Position
+from servicekit.deadlines import time_left
 
 from .books import BookSet
 from .evaluation import evaluate
@@ -42,7 +43,6 @@ OUTCOMES = {
 }
 
 
-NO_DEADLINE_S = 1e7  # gRPC reports "no deadline" as a huge time remaining
 
 
 class BadRequest(Exception):
@@ -112,7 +112,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         if name != "engine":
             return None
         budget = float(request.budget_ms) if request.budget_ms > 0 else float(arg or DEFAULT_ENGINE_MS)
-        remaining = context.time_remaining() if context is not None else None
+        remaining = time_left(context)
         if remaining is not None:
             # An iteration may run to twice the budget before it is aborted, so
             # half of what is left (less a margin for the answer) is the most.
@@ -133,8 +133,8 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         if context is not None:
             if not context.add_callback(cancel.set):  # the client went away, or the RPC ended otherwise
                 cancel.set()  # it has ended already
-            remaining = context.time_remaining()
-            if remaining is not None and remaining < NO_DEADLINE_S:
+            remaining = time_left(context)
+            if remaining is not None:
                 # Every search stops at the deadline (less the margin), whether or
                 # not gRPC has ended the call yet: nobody waits for it after that.
                 timer = threading.Timer(max(0.0, remaining - self.settings.deadline_margin_ms / 1000.0), cancel.set)
@@ -175,7 +175,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
 
     def _stopped(self, context) -> None:
         """The status of a search stopped before its answer: its deadline, else a cancel."""
-        remaining = context.time_remaining()
+        remaining = time_left(context)
         if remaining is not None and remaining * 1000.0 <= self.settings.deadline_margin_ms:
             context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the move was found")
         context.abort(grpc.StatusCode.CANCELLED, "the request was cancelled")

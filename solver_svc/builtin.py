@@ -71,7 +71,6 @@ class Alarm:
                 flag[0] = 1
 
 
-NO_LIMIT_S = 1e7  # longer than this is no limit
 CANCEL_POLL_S = 0.05  # how often a request waiting for a free solver looks for a cancel
 
 
@@ -84,8 +83,6 @@ class Budget:
     __slots__ = ("deadline", "nodes", "_cancelled", "_flags", "_lock")
 
     def __init__(self, seconds: float | None = None, nodes: int = 0):
-        if seconds is not None and seconds > NO_LIMIT_S:
-            seconds = None  # gRPC reports "no deadline" as a huge time remaining
         self.deadline = None if seconds is None else time.monotonic() + max(0.0, seconds)
         self.nodes = nodes
         self._cancelled = False

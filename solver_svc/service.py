@@ -20,6 +20,7 @@ import numpy as np
 from c4proto.connect4.v1 import solver_pb2, solver_pb2_grpc
 from connect4 import Connect4Error, Geometry, Position
 from connect4.kernels import kernels_for
+from servicekit.deadlines import time_left
 
 from .builtin import Budget
 from .oracle import Oracle, Unproved
@@ -109,7 +110,7 @@ class SolverService(solver_pb2_grpc.SolverServiceServicer):
         limits = []
         if deadline_ms:
             limits.append(deadline_ms / 1000.0)
-        remaining = context.time_remaining()
+        remaining = time_left(context)
         if remaining is not None:
             limits.append(remaining - self.margin)
         budget = Budget(min(limits) if limits else None, nodes)
