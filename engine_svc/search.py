@@ -50,6 +50,7 @@ from connect4.jit import kernel
 from .chances import CHANCE_DEPTH, MIN_EMPTIES, move_with_chances
 from .evaluation import eval_kernels, line_tables
 from .pace import IterationPace
+from .stopping import Cancel, stop_on
 from .tt import DEFAULT_MB, EXACT, LOWER, NO_MOVE, UPPER, TranspositionTable, tt_lookup, tt_pack, tt_score, tt_slot
 
 MATE = 100_000
@@ -451,7 +452,7 @@ class Engine:
         max_depth: int | None = None,
         budget_ms: float | None = None,
         on_progress: Callable[[DepthReport], None] | None = None,
-        cancel: threading.Event | None = None,
+        cancel: Cancel | None = None,
     ) -> SearchResult:
         """Iterative deepening to ``max_depth`` (default: to the end of the game)
         and/or within ``budget_ms``; deterministic at a fixed depth without a budget.
@@ -484,48 +485,46 @@ class Engine:
             timer = threading.Timer(2.0 * budget_ms / 1000.0, self.stop)
             timer.daemon = True
             timer.start()
-        done = threading.Event()
-        if cancel is not None:
-            threading.Thread(target=self._watch, args=(cancel, done), daemon=True).start()
-        best: tuple[int, int, int] | None = None  # (score, column, depth)
-        pace = IterationPace()
-        try:
-            guess = 0
-            depth = 0
-            while depth < limit:
-                if best is not None and budget_ms is not None:
-                    spent = (time.perf_counter() - start) * 1000.0
-                    if spent >= budget_ms / 3.0:
+        # A cancel (a gRPC deadline, a client gone) raises the stop flag at once.
+        with stop_on(cancel, self.state, ST_STOP):
+            best: tuple[int, int, int] | None = None  # (score, column, depth)
+            pace = IterationPace()
+            try:
+                guess = 0
+                depth = 0
+                while depth < limit:
+                    if best is not None and budget_ms is not None:
+                        spent = (time.perf_counter() - start) * 1000.0
+                        if spent >= budget_ms / 3.0:
+                            break
+                        depth = pace.next_depth(limit, spent, budget_ms)  # one ply deeper, or the last jump
+                    else:
+                        depth += 1
+                    args = (cur, mask, ply, depth)
+                    tail = (ls, self.state, self.tt.table, self.tt.shift, gen)
+                    if self.driver == "mtdf":
+                        score, col = k.mtdf(*args, guess, *tail)
+                    else:
+                        score, col = k.alphabeta(*args, *tail)
+                    if self.state[ST_STOP] or col < 0:
                         break
-                    depth = pace.next_depth(limit, spent, budget_ms)  # one ply deeper, or the last jump
-                else:
-                    depth += 1
-                args = (cur, mask, ply, depth)
-                tail = (ls, self.state, self.tt.table, self.tt.shift, gen)
-                if self.driver == "mtdf":
-                    score, col = k.mtdf(*args, guess, *tail)
-                else:
-                    score, col = k.alphabeta(*args, *tail)
-                if self.state[ST_STOP] or col < 0:
-                    break
-                score, col = int(score), int(col)
-                best = (score, col, depth)
-                pace.finished(depth, int(self.state[ST_NODES]), (time.perf_counter() - start) * 1000.0)
-                guess = score
-                proven = is_proven(score) or depth >= empties
-                if on_progress is not None:
-                    on_progress(DepthReport(depth, int(self.state[ST_NODES]), score, col,
-                                            (time.perf_counter() - start) * 1000.0, proven))
-                if proven:
-                    break
-            if (best is not None and empties >= MIN_EMPTIES
-                    and (best[0] < -MATE or (best[0] == 0 and best[2] >= empties))):  # a proven loss or draw
-                deadline = None if budget_ms is None else start + budget_ms / 1000.0
-                best = (best[0], self._keep_chances(pos, best[0], best[1], deadline), best[2])
-        finally:
-            if timer is not None:
-                timer.cancel()
-            done.set()  # releases the cancel watcher
+                    score, col = int(score), int(col)
+                    best = (score, col, depth)
+                    pace.finished(depth, int(self.state[ST_NODES]), (time.perf_counter() - start) * 1000.0)
+                    guess = score
+                    proven = is_proven(score) or depth >= empties
+                    if on_progress is not None:
+                        on_progress(DepthReport(depth, int(self.state[ST_NODES]), score, col,
+                                                (time.perf_counter() - start) * 1000.0, proven))
+                    if proven:
+                        break
+                if (best is not None and empties >= MIN_EMPTIES
+                        and (best[0] < -MATE or (best[0] == 0 and best[2] >= empties))):  # a proven loss or draw
+                    deadline = None if budget_ms is None else start + budget_ms / 1000.0
+                    best = (best[0], self._keep_chances(pos, best[0], best[1], deadline), best[2])
+            finally:
+                if timer is not None:
+                    timer.cancel()
         elapsed = (time.perf_counter() - start) * 1000.0
         if best is None:
             # Not even depth 1 finished (stopped at once): the first safe column.
@@ -592,10 +591,3 @@ class Engine:
         col, _ = move_with_chances(columns, proven_col, heuristic, holds)
         return col
 
-    def _watch(self, cancel: threading.Event, done: threading.Event) -> None:
-        # Turns an external cancel (a gRPC deadline, a client gone) into the stop flag.
-        while not done.is_set():
-            if cancel.wait(0.01):
-                if not done.is_set():
-                    self.state[ST_STOP] = 1
-                return

@@ -28,7 +28,7 @@ from servicekit.deadlines import time_left
 from .books import BookSet
 from .evaluation import evaluate
 from .metrics import MOVES, NODES, SEARCH_SECONDS, record_speed
-from .players import DEFAULT_ENGINE_MS, InvalidSpec, Stopped, list_players, make_player, parse_spec
+from .players import DEFAULT_ENGINE_MS, Cancel, InvalidSpec, Stopped, list_players, make_player, parse_spec
 from .search import Engine, SearchResult
 from .settings import EngineSettings
 
@@ -128,7 +128,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         except InvalidSpec as exc:
             raise BadRequest(str(exc)) from None
         budget = self._budget(request, spec, context)
-        cancel = threading.Event()
+        cancel = Cancel()
         timer = None
         if context is not None:
             if not context.add_callback(cancel.set):  # the client went away, or the RPC ended otherwise

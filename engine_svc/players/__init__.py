@@ -12,7 +12,8 @@
 'draw' | 'loss'), ``plies_to_end``, ``resign``, ``message``, ``player``.
 ``on_progress(DepthReport)`` is called after every finished depth of the
 engine; ``budget_ms`` only matters to ``engine`` players (it overrides the
-MS of the spec). ``cancel`` (a ``threading.Event``) stops a search from
+MS of the spec). ``cancel`` (an ``engine_svc.stopping.Cancel``, a ``threading.Event``
+that raises the kernels' stop flags when set) stops a search from
 another thread: the engine answers from its last finished depth, minimax and
 mcts raise :class:`Stopped`.
 
@@ -45,7 +46,7 @@ from connect4.geometry import STANDARD, Geometry
 from ..books import BookSet
 from ..minimax import BLOCKER, CASUAL
 from ..search import DepthReport, Engine, SearchResult
-from ..stopping import Stopped
+from ..stopping import Cancel, Stopped
 from .ladder import (
     EnginePlayer,
     GatedPlayer,
@@ -57,6 +58,7 @@ from .ladder import (
 )
 
 __all__ = [
+    "Cancel",
     "DepthReport",
     "InvalidSpec",
     "Player",

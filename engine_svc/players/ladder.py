@@ -17,7 +17,7 @@ from ..evaluation import COMPLETE, line_tables
 from ..mcts import C_PUCT, mcts_kernels
 from ..minimax import CASUAL, WIN_VALUE, WindowWeights, minimax_kernels, weights_array
 from ..search import MATE, DepthReport, Engine, SearchResult, win_score
-from ..stopping import Stopped, stop_on
+from ..stopping import Cancel, Stopped, stop_on
 
 Progress = Callable[[DepthReport], None] | None
 
@@ -51,7 +51,7 @@ class Player:
         self.rng = np.random.default_rng(self.seed)
 
     def choose(self, pos, budget_ms: float | None = None, on_progress: Progress = None,
-               cancel: threading.Event | None = None) -> SearchResult:
+               cancel: Cancel | None = None) -> SearchResult:
         """The move for ``pos``. ``cancel`` (set from another thread) stops a
         long search: minimax and mcts raise :class:`Stopped` then."""
         _check(pos, self.geometry)

@@ -1,5 +1,7 @@
 """The player ladder: specs, legality, tactics and reproducibility."""
 
+import threading
+
 import pytest
 
 from connect4 import Geometry, InvalidPosition, Position
@@ -118,14 +120,34 @@ def test_matches_are_paired():
 
 @pytest.mark.parametrize("spec", ["minimax:12", "hard", "mcts:1000000"])
 def test_a_cancel_stops_minimax_and_mcts(spec):
-    import threading
-
-    from engine_svc.players import Stopped
+    from engine_svc.players import Cancel, Stopped
 
     pos = Position.parse("4")
-    cancel = threading.Event()
+    cancel = Cancel()
     cancel.set()  # set before the search: it stops at its first look
     with pytest.raises(Stopped, match="stopped after"):
         make_player(spec, seed=1).choose(pos, cancel=cancel)
-    unset = threading.Event()
+    unset = Cancel()
     assert pos.can_play(make_player(spec.replace("1000000", "300"), seed=1).choose(pos, cancel=unset).column)
+
+
+def test_cancel_raises_every_flag_at_once_and_lets_go_after_the_search():
+    import numpy as np
+
+    from engine_svc.stopping import Cancel, stop_on
+
+    cancel = Cancel()
+    a, b = np.zeros(1, dtype=np.uint8), np.zeros(3, dtype=np.int64)
+    with stop_on(cancel, a), stop_on(cancel, b, 2):
+        assert a[0] == 0 and b[2] == 0
+        cancel.set()  # no watcher thread: the flags are up when set() returns
+        assert a[0] == 1 and b[2] == 1 and b[0] == 0
+    after = np.zeros(1, dtype=np.uint8)
+    a[0] = 0
+    cancel.set()
+    assert a[0] == 0  # the finished search's array is no longer touched
+    with stop_on(cancel, after):
+        assert after[0] == 1  # already cancelled: raised on entry
+    with pytest.raises(TypeError, match="Cancel"):
+        with stop_on(threading.Event(), after):
+            pass

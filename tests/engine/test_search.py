@@ -7,6 +7,7 @@ import pytest
 
 from connect4 import Geometry, InvalidPosition, Position
 from engine_svc.search import MATE, Engine, is_proven, pons_score
+from engine_svc.stopping import Cancel
 
 from .conftest_helpers import assert_deepening, pons_lines
 from .reference import plain_negamax
@@ -103,7 +104,7 @@ def test_stop_flag_aborts_a_deep_search():
 
 def test_cancel_event_stops_the_search():
     engine = Engine(tt_mb=4)
-    cancel = threading.Event()
+    cancel = Cancel()
     threading.Timer(0.2, cancel.set).start()
     r = engine.search(Position(), cancel=cancel)
     assert r.depth >= 1 and r.depth < 42
