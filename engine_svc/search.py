@@ -33,7 +33,6 @@ every child, and returns at once; an aborted iteration is thrown away.
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -50,7 +49,7 @@ from connect4.jit import kernel
 from .chances import CHANCE_DEPTH, MIN_EMPTIES, move_with_chances
 from .evaluation import eval_kernels, line_tables
 from .pace import IterationPace
-from .stopping import Cancel, stop_on
+from .stopping import Cancel, call_after, stop_on
 from .tt import DEFAULT_MB, EXACT, LOWER, NO_MOVE, UPPER, TranspositionTable, tt_lookup, tt_pack, tt_score, tt_slot
 
 MATE = 100_000
@@ -480,51 +479,44 @@ class Engine:
         gen = self.tt.new_search() if budget_ms is None or self.tt.gen == 0 else self.tt.gen
         self.state[ST_STOP] = 0
         self.state[ST_NODES] = 0
-        timer = None
-        if budget_ms is not None:
-            timer = threading.Timer(2.0 * budget_ms / 1000.0, self.stop)
-            timer.daemon = True
-            timer.start()
-        # A cancel (a gRPC deadline, a client gone) raises the stop flag at once.
-        with stop_on(cancel, self.state, ST_STOP):
-            best: tuple[int, int, int] | None = None  # (score, column, depth)
-            pace = IterationPace()
-            try:
-                guess = 0
-                depth = 0
-                while depth < limit:
-                    if best is not None and budget_ms is not None:
-                        spent = (time.perf_counter() - start) * 1000.0
-                        if spent >= budget_ms / 3.0:
-                            break
-                        depth = pace.next_depth(limit, spent, budget_ms)  # one ply deeper, or the last jump
-                    else:
-                        depth += 1
-                    args = (cur, mask, ply, depth)
-                    tail = (ls, self.state, self.tt.table, self.tt.shift, gen)
-                    if self.driver == "mtdf":
-                        score, col = k.mtdf(*args, guess, *tail)
-                    else:
-                        score, col = k.alphabeta(*args, *tail)
-                    if self.state[ST_STOP] or col < 0:
+        best: tuple[int, int, int] | None = None  # (score, column, depth)
+        pace = IterationPace()
+        # The clock (an iteration still running at twice the budget) and a cancel
+        # (a gRPC deadline, a client gone) raise the stop flag the kernels poll.
+        hard_stop_s = None if budget_ms is None else 2.0 * budget_ms / 1000.0
+        with call_after(hard_stop_s, self.stop), stop_on(cancel, self.state, ST_STOP):
+            guess = 0
+            depth = 0
+            while depth < limit:
+                if best is not None and budget_ms is not None:
+                    spent = (time.perf_counter() - start) * 1000.0
+                    if spent >= budget_ms / 3.0:
                         break
-                    score, col = int(score), int(col)
-                    best = (score, col, depth)
-                    pace.finished(depth, int(self.state[ST_NODES]), (time.perf_counter() - start) * 1000.0)
-                    guess = score
-                    proven = is_proven(score) or depth >= empties
-                    if on_progress is not None:
-                        on_progress(DepthReport(depth, int(self.state[ST_NODES]), score, col,
-                                                (time.perf_counter() - start) * 1000.0, proven))
-                    if proven:
-                        break
-                if (best is not None and empties >= MIN_EMPTIES
-                        and (best[0] < -MATE or (best[0] == 0 and best[2] >= empties))):  # a proven loss or draw
-                    deadline = None if budget_ms is None else start + budget_ms / 1000.0
-                    best = (best[0], self._keep_chances(pos, best[0], best[1], deadline), best[2])
-            finally:
-                if timer is not None:
-                    timer.cancel()
+                    depth = pace.next_depth(limit, spent, budget_ms)  # one ply deeper, or the last jump
+                else:
+                    depth += 1
+                args = (cur, mask, ply, depth)
+                tail = (ls, self.state, self.tt.table, self.tt.shift, gen)
+                if self.driver == "mtdf":
+                    score, col = k.mtdf(*args, guess, *tail)
+                else:
+                    score, col = k.alphabeta(*args, *tail)
+                if self.state[ST_STOP] or col < 0:
+                    break
+                score, col = int(score), int(col)
+                best = (score, col, depth)
+                pace.finished(depth, int(self.state[ST_NODES]), (time.perf_counter() - start) * 1000.0)
+                guess = score
+                proven = is_proven(score) or depth >= empties
+                if on_progress is not None:
+                    on_progress(DepthReport(depth, int(self.state[ST_NODES]), score, col,
+                                            (time.perf_counter() - start) * 1000.0, proven))
+                if proven:
+                    break
+            if (best is not None and empties >= MIN_EMPTIES
+                    and (best[0] < -MATE or (best[0] == 0 and best[2] >= empties))):  # a proven loss or draw
+                deadline = None if budget_ms is None else start + budget_ms / 1000.0
+                best = (best[0], self._keep_chances(pos, best[0], best[1], deadline), best[2])
         elapsed = (time.perf_counter() - start) * 1000.0
         if best is None:
             # Not even depth 1 finished (stopped at once): the first safe column.
@@ -590,4 +582,3 @@ class Engine:
             return proven_col
         col, _ = move_with_chances(columns, proven_col, heuristic, holds)
         return col
-

@@ -72,3 +72,19 @@ def stop_on(cancel: Cancel | None, flag: np.ndarray, index: int = 0):
         yield flag
     finally:
         cancel._unwatch(entry)
+
+
+@contextmanager
+def call_after(seconds: float | None, fn):
+    """While inside, ``fn()`` runs on a timer thread once ``seconds`` have passed
+    (never with None); leaving the block first cancels it."""
+    if seconds is None:
+        yield
+        return
+    timer = threading.Timer(seconds, fn)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
