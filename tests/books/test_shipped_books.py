@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from connect4 import Position
+from connect4 import STANDARD, Position
 from connect4.book import MoveBook
 from connect4.keys import position_from_key
 from books.bookgen.opening import _stones
@@ -142,3 +142,25 @@ def test_every_position_of_up_to_three_stones_has_a_line_that_agrees_with_its_pa
                     assert max(s for s in book.lookup(child) if s is not None) == -scores[c], child.moves
                     below.append(child)
         layer = below
+
+
+def test_every_four_stone_position_with_the_first_stone_at_the_foot_of_d_agrees_with_its_parent():
+    """The header's round 15: every 4-stone position where the first player holds d1
+    (so every one after 1.d) has a line, and its best is minus its parent's column score."""
+    from itertools import product
+
+    from connect4.book import AnalysisBook
+
+    book = AnalysisBook.load(BOOKS / "7x6-analysis.txt")
+    foot_of_d = 1 << (3 * (STANDARD.height + 1))  # column d, bottom cell
+    seen = 0
+    for moves in product(range(7), repeat=4):
+        pos = Position.from_moves(moves)
+        if not pos.stones(0) & foot_of_d:
+            continue
+        parent = Position.from_moves(moves[:3])
+        scores = book.lookup(pos)
+        assert scores is not None, moves
+        assert max(s for s in scores if s is not None) == -book.lookup(parent)[moves[3]], moves
+        seen += 1
+    assert seen > 300
