@@ -144,23 +144,24 @@ def test_every_position_of_up_to_three_stones_has_a_line_that_agrees_with_its_pa
         layer = below
 
 
-def test_every_four_stone_position_with_the_first_stone_at_the_foot_of_d_agrees_with_its_parent():
-    """The header's round 15: every 4-stone position where the first player holds d1
-    (so every one after 1.d) has a line, and its best is minus its parent's column score."""
+def test_every_four_stone_position_after_a_central_first_move_agrees_with_its_parent():
+    """The header's rounds 15-16: every 4-stone position where the first player holds
+    the foot of c, d or e (so every one after 1.c, 1.d or 1.e) has a line, and its
+    best is minus its parent's column score."""
     from itertools import product
 
     from connect4.book import AnalysisBook
 
     book = AnalysisBook.load(BOOKS / "7x6-analysis.txt")
-    foot_of_d = 1 << (3 * (STANDARD.height + 1))  # column d, bottom cell
+    feet = sum(1 << (c * (STANDARD.height + 1)) for c in (2, 3, 4))  # columns c, d, e, bottom cells
     seen = 0
     for moves in product(range(7), repeat=4):
         pos = Position.from_moves(moves)
-        if not pos.stones(0) & foot_of_d:
+        if not pos.stones(0) & feet:
             continue
         parent = Position.from_moves(moves[:3])
         scores = book.lookup(pos)
         assert scores is not None, moves
         assert max(s for s in scores if s is not None) == -book.lookup(parent)[moves[3]], moves
         seen += 1
-    assert seen > 300
+    assert seen > 1000
