@@ -63,10 +63,11 @@ def book_files(spec: str | None) -> list[Path]:
     """The files a books setting names.
 
     ``spec`` is a list of files or folders separated by commas or the path
-    separator; a folder stands for its ``*.txt`` files. None means the shipped
-    folder (``books/``); an empty string or ``none`` means no books.
+    separator; a folder stands for its ``*.txt`` files. None or ``default``
+    means the shipped folder (``books/``); an empty string, ``none`` or ``off``
+    means no books.
     """
-    if spec is None:
+    if spec is None or spec.strip().lower() == "default":
         items = [str(BOOK_DIR)]
     elif spec.strip().lower() in ("", "none", "off"):
         return []
@@ -85,11 +86,10 @@ def book_files(spec: str | None) -> list[Path]:
 
 
 def load_setting(spec: str | None) -> "BookSet | None":
-    """The books a command-line option names: ``default`` the shipped folder,
-    ``none``/``off``/empty (or None) no books, else files and folders."""
-    if spec is None or spec.strip().lower() in ("", "none", "off"):
-        return None
-    return BookSet.load(None if spec.strip().lower() == "default" else spec)
+    """The books a command-line option names (see :func:`book_files`), or None
+    when it names none; None (an option left unset in code) means no books."""
+    files = book_files(spec) if spec is not None else []
+    return BookSet.load_files(files) if files else None
 
 
 @dataclass(frozen=True)

@@ -43,8 +43,6 @@ OUTCOMES = {
 }
 
 
-
-
 class BadRequest(Exception):
     """A request that cannot be answered: INVALID_ARGUMENT with this message."""
 
