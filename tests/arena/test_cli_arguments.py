@@ -46,6 +46,7 @@ BAD = [
     (["audit", "random", "--books", "/no/such/folder"], "--books"),
     (["versus", "random", "--solver-seat", "first", "--solver-nodes", "-5"], "--solver-nodes"),
     (["versus", "random", "--solver-seat", "first", "--deadline-ms", "-5"], "--deadline-ms"),
+    (["versus", "random", "--solver-seat", "first", "--books", "/no/such/book.txt"], "--books"),
     (["play", "you", "perfect", "--books", "/no/such/book.txt"], "--books"),
     (["play", "you", "engine:10", "--engine-books", "/no/such/book.txt"], "--engine-books"),
 ]
