@@ -70,7 +70,29 @@ class RedisServer:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         wait_port(self.port)
+        self._wait_loaded()
         return self
+
+    def _wait_loaded(self, timeout_s: float = 30.0) -> None:
+        """Redis takes connections before its append-only file is loaded and answers
+        LOADING until then (after a restart with data): wait for a PING."""
+        import time
+
+        import redis
+
+        client = redis.Redis(host="127.0.0.1", port=self.port)
+        deadline = time.monotonic() + timeout_s
+        try:
+            while True:
+                try:
+                    client.ping()
+                    return
+                except redis.exceptions.BusyLoadingError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
+        finally:
+            client.close()
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
