@@ -10,7 +10,7 @@ still tells them apart) and plays the best-ranked column that an exact search
 proves to keep the proven value. The proof stays intact: the move played
 draws, or loses no sooner than the proof's own move.
 
-In the arena (docs/engine.md) engine:1000 against minimax:6 won 719 of 800
+In the arena (docs/results/engine-strength.md) engine:1000 against minimax:6 won 719 of 800
 games before, 723 with drawing columns ranked and 728 with losses ranked too:
 inside the noise of a timed engine, so this is kept as the right choice, not
 as a measured gain. Equal defences are common: in the engine's lost games,

@@ -17,7 +17,7 @@ that raises the kernels' stop flags when set) stops a search from
 another thread: the engine answers from its last finished depth, minimax and
 mcts raise :class:`Stopped`.
 
-Specs, in ladder order (weakest first, as measured in docs/ladder.md):
+Specs, in ladder order (weakest first, as measured in docs/results/ladder.md):
   random        a uniformly random legal column
   easy          minimax depth 2, 30 % random moves
   greedy        wins now, else blocks, else avoids the cell under an opponent's
@@ -74,7 +74,7 @@ DEFAULT_ENGINE_MS = 2000
 MAX_MINIMAX_DEPTH = 12
 MAX_SIMULATIONS = 1_000_000
 MAX_BUDGET_MS = 600_000
-LADDER_SIMULATIONS = 100_000  # the mcts level of the ladder: about 70 % against hard (docs/ladder.md)
+LADDER_SIMULATIONS = 100_000  # the mcts level of the ladder: about 70 % against hard (docs/results/ladder.md)
 
 LEVELS = {  # name: (depth, chance of a random move, weights)
     "easy": (2, 0.30, CASUAL),
@@ -101,7 +101,7 @@ class PlayerInfo:
 
 
 def list_players() -> list[PlayerInfo]:
-    """Representative specs in ladder order, weakest first (docs/ladder.md
+    """Representative specs in ladder order, weakest first (docs/results/ladder.md
     measures the order); the parametrised families take any value."""
     return [
         PlayerInfo("random", "random", "a uniformly random legal column", False),
