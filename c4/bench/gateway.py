@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from c4 import argtypes
+from servicekit.redis_binary import require_redis_server
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -225,7 +226,7 @@ class Stack:
         from grpc_health.v1 import health_pb2, health_pb2_grpc
 
         redis_port, engine_port, http_port, bridge_port = (_free_port() for _ in range(4))
-        self._spawn([shutil.which("redis-server") or "redis-server", "--port", str(redis_port), "--save", "",
+        self._spawn([require_redis_server(), "--port", str(redis_port), "--save", "",
                      "--appendonly", "no", "--dir", self.tmp], {})
         redis_url = f"redis://127.0.0.1:{redis_port}/0"
         self._spawn([sys.executable, "-m", "engine_svc"], {"C4_ENGINE_PORT": str(engine_port),

