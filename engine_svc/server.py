@@ -182,7 +182,8 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
     def ListPlayers(self, request, context):
         return engine_pb2.ListPlayersResponse(players=[
             engine_pb2.PlayerInfo(spec=p.spec, family=p.family, description=p.description, takes_budget=p.takes_budget,
-                                  param_min=p.param_min, param_max=p.param_max)
+                                  param_min=p.param_min, param_max=p.param_max,
+                                  default_budget_ms=p.default_budget_ms, param_is_budget_ms=p.param_is_budget_ms)
             for p in list_players()
         ])
 

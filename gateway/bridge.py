@@ -28,6 +28,8 @@ from connect4 import IllegalMove, InvalidPosition, parse_column
 from servicekit.logs import REQUEST_ID, new_request_id
 
 from . import model
+from .rs_state import rs_state
+from .document import Game
 from .errors import GameError
 from .metrics import BRIDGE_COMMANDS
 
@@ -36,29 +38,6 @@ log = logging.getLogger(__name__)
 UNKNOWN_CMD = "unknown cmd, use state | move | new | hints | replay"
 MAX_LINE = 1 << 20
 LINE_TOO_LONG = {"error": f"bad json: line too long (over {MAX_LINE} bytes); it was skipped"}
-
-# Connect4-rs's Game::message() for each status, used when our message is empty.
-RS_MESSAGES = {"human_to_move": "Your move", "thinking": "Engine is thinking ...", "draw": "Draw",
-               "human": "You win!", "engine": "Engine wins!",
-               "resigned": "Engine gives up - it is facing a forced loss. You win!"}
-
-
-def as_connect4_rs(reply: dict, doc: dict) -> dict:
-    """Connect4-rs's ``message`` and ``to_move`` in a bridge reply (the fields
-    our model leaves empty or computes differently); every other field stays."""
-    status = reply["status"]
-    if not reply["message"]:
-        if isinstance(status, dict):
-            winner = status["won"]
-            key = "resigned" if winner == "human" and reply.get("resigned") else winner
-        else:
-            key = status
-        reply["message"] = RS_MESSAGES.get(key, "")
-    if doc["result"] is not None and not doc.get("resigned") and doc["moves"]:
-        # Connect4-rs does not pass the turn after the move that ends the game
-        reply["to_move"] = model.COLORS[(len(doc["moves"]) - 1) & 1]
-    return reply
-
 
 def rs_bool(msg: dict, key: str) -> bool:
     """Connect4-rs reads a flag with ``as_bool().unwrap_or(false)``: only true is true."""
@@ -89,10 +68,10 @@ class Session:
         self.human = "red"
         self.invite: dict | None = None  # the open seat's invite of a game made with opponent "human"
 
-    async def reply(self, doc: dict | None = None) -> dict:
+    async def reply(self, doc: Game | None = None) -> dict:
         if doc is None:
             doc = await self.games.store.load(self.game_id)
-        return as_connect4_rs(model.bridge_state(doc, self.human, self.games.settings.public_url, self.token), doc)
+        return rs_state(doc, self.human, self.games.settings.public_url, self.token)
 
     async def ensure_game(self) -> None:
         if self.game_id is None:
@@ -109,10 +88,10 @@ class Session:
         self.human = created["seat"]
         self.invite = {"invite": created["invite"], "invite_url": created["invite_url"]} if created.get("invite") else None
 
-    async def wait_engine(self) -> dict:
+    async def wait_engine(self) -> Game:
         """Play (or wait for) the engine's turn, so the reply shows its answer."""
         doc = await self.games.store.load(self.game_id)
-        if model.program_to_move(doc):
+        if doc.program_to_move:
             doc = await self.games.run_opponent(doc)
         return doc
 
@@ -138,12 +117,12 @@ class Session:
     async def cmd_move(self, msg: dict) -> dict:
         await self.ensure_game()
         doc = await self.games.store.load(self.game_id)
-        width = doc["width"]
+        width = doc.width
         col = msg.get("col")
         try:
             if isinstance(col, bool) or not isinstance(col, (int, str)):
                 raise InvalidPosition("not a column")
-            c = parse_column(col, model.geometry(width, doc["height"], doc["k"]))
+            c = parse_column(col, doc.geometry)
         except (IllegalMove, InvalidPosition):
             raise BridgeError(f"col must be 1..{width}") from None
         doc, _seat, _state = await self.games.move_doc(self.game_id, self.token, c + 1, wait=True)

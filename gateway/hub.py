@@ -12,7 +12,7 @@ that was a second reader ("readuntil() called while another coroutine is
 already waiting"): the subscribe failed, and the channel stayed registered
 without being subscribed, so every later watcher of that game on this
 process got no live change. So the hub stays subscribed to a channel of its
-own (``KEEP``) from its first watcher on, and a failed subscribe leaves
+own (``keep_channel``, named by the store) from its first watcher on, and a failed subscribe leaves
 nothing behind.
 
 A watcher's queue is bounded: a watcher too slow to keep up, and every watcher
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -32,7 +31,6 @@ from redis.exceptions import RedisError
 log = logging.getLogger(__name__)
 
 RESYNC = None  # put in a queue: messages were lost, reload the state
-KEEP = "c4:hub:{}"  # the hub's own channel, subscribed for good (nothing is published on it)
 QUEUE_SIZE = 256
 CONFIRM_TIMEOUT_S = 2.0
 
@@ -61,7 +59,7 @@ class Watch:
 
 
 class Hub:
-    def __init__(self, redis: aioredis.Redis):
+    def __init__(self, redis: aioredis.Redis, keep_channel: str):
         self.redis = redis
         self.pubsub = redis.pubsub()
         self.watches: dict[str, set[Watch]] = {}
@@ -69,7 +67,7 @@ class Hub:
         self.lock = asyncio.Lock()
         self.reader: asyncio.Task | None = None
         self._hooked = None  # the connection our reconnect callback is registered on
-        self.keep = KEEP.format(secrets.token_hex(8))
+        self.keep = keep_channel  # subscribed for good (nothing is published on it)
 
     async def watch(self, channel: str) -> Watch:
         """Subscribe (once per channel) and return when Redis has confirmed it, so a
@@ -81,7 +79,7 @@ class Hub:
             if fresh:
                 event = self.confirmed[channel] = asyncio.Event()
                 try:
-                    # The first subscribe also takes KEEP, before the reader starts.
+                    # The first subscribe also takes the keep channel, before the reader starts.
                     await self.pubsub.subscribe(channel, *(() if self.pubsub.subscribed else (self.keep,)))
                 except BaseException:
                     self.watches[channel].discard(w)

@@ -19,7 +19,7 @@ from pydantic import BeforeValidator, StrictBool
 
 import connect4
 
-from . import model
+from .text_board import board_text
 from .errors import GameError
 from .metrics import MCP_CALLS
 
@@ -42,7 +42,7 @@ INSTRUCTIONS = (
 
 
 def _result(state: dict, note: str = "") -> list[TextContent]:
-    text = model.board_text(state)
+    text = board_text(state)
     if note:
         text = note + "\n" + text
     summary = {k: state[k] for k in ("id", "status", "to_move", "you", "moves", "result", "last_search",
@@ -86,11 +86,9 @@ def build_mcp() -> MCPServer:
                 await games.store.drop(created["state"]["id"])
             return named
         before = await games.store.mcp_get(name)
-        await games.store.mcp_set(name, created["state"]["id"], created["token"])
+        await games.store.mcp_set(name, created["state"]["id"], created["token"], created.get("invite"))
         if before:  # watchers of the name's old game are pointed at this one
             await games.link_next(before[0], before[1], created["state"]["id"])
-        if created.get("invite"):
-            await games.store.redis.hset(f"c4:mcp:{name}", "invite", created["invite"])
         return created["state"]["id"], created["token"]
 
     async def run(tool: str, coro):
@@ -102,7 +100,7 @@ def build_mcp() -> MCPServer:
             MCP_CALLS.labels(tool, exc.code).inc()
             text = f"error ({exc.code}): {exc.message}"
             if exc.state:
-                text += "\n" + model.board_text(exc.state)
+                text += "\n" + board_text(exc.state)
             raise ToolError(text) from None
 
     @mcp.tool(description="Start a new game. engine_starts: the engine plays first (you are yellow). "
@@ -114,12 +112,12 @@ def build_mcp() -> MCPServer:
             gid, token = await new_game(game, engine_starts, opponent, think_ms, allow_analysis)
             state = await mcp.gateway.get(gid, token)
             doc = await mcp.gateway.store.load(gid)
-            if model.program_to_move(doc):
+            if doc.program_to_move:
                 doc = await mcp.gateway.run_opponent(doc)
                 state = mcp.gateway.view(doc, state["you"])
             note = f"new game {gid!r} ({game}); you are {state['you']}"
             if opponent == "human":
-                created_invite = await mcp.gateway.store.redis.hget(f"c4:mcp:{game}", "invite")
+                created_invite = await mcp.gateway.store.mcp_invite(game)
                 note += (f"; the other seat is open: another player joins with connect4_join("
                          f"game_id={gid!r}, invite={created_invite!r}) or in a browser")
             return _result(state, note)

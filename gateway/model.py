@@ -1,9 +1,7 @@
-"""A game as stored in Redis, and the views clients see of it.
+"""The API's view of a game (:func:`public_state`), tokens and links.
 
-The stored document is plain JSON (0-based columns inside, like the library);
-:func:`public_state` turns it into the API's state (1-based, derived fields),
-:func:`bridge_state` into the Connect4-rs control-socket reply and
-:func:`board_text` into the text board MCP tools return.
+The stored document is :class:`gateway.document.Game`; the Connect4-rs bridge
+reply is in :mod:`gateway.rs_state`, the MCP text board in :mod:`gateway.text_board`.
 """
 
 from __future__ import annotations
@@ -11,14 +9,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import time
-from functools import lru_cache
+from typing import Any
 
-from connect4 import Geometry, Position, hints as compute_hints
+from connect4 import Position
+from connect4 import hints as compute_hints
 
-COLORS = ("red", "yellow")  # red moves first
-LETTER = {0: "R", 1: "Y", None: "."}
-PROGRAM_KINDS = ("opponent",)
+from .document import COLORS, Game
+
 
 
 def new_id() -> str:
@@ -37,80 +34,12 @@ def same_token(token: str | None, digest: str | None) -> bool:
     return bool(token and digest and hmac.compare_digest(token_hash(token), digest))
 
 
-@lru_cache(maxsize=64)
-def geometry(width: int, height: int, k: int) -> Geometry:
-    return Geometry(width, height, k)
-
-
-def position(doc: dict) -> Position:
-    return Position.from_moves(doc["moves"], geometry(doc["width"], doc["height"], doc["k"]))
-
-
-def seat_of(doc: dict, token: str | None) -> str | None:
+def seat_of(game: Game, token: str | None) -> str | None:
     """The colour whose player token this is, or None."""
     for color in COLORS:
-        if same_token(token, doc["seats"][color].get("token_hash")):
+        if same_token(token, game.seats[color].token_hash):
             return color
     return None
-
-
-def color_to_move(doc: dict) -> str:
-    return COLORS[len(doc["moves"]) & 1]
-
-
-def is_over(doc: dict) -> bool:
-    return doc.get("result") is not None
-
-
-def program_to_move(doc: dict) -> bool:
-    """An opponent program must play now."""
-    return not is_over(doc) and doc["seats"][color_to_move(doc)]["kind"] in PROGRAM_KINDS
-
-
-def new_doc(*, width: int, height: int, k: int, seats: dict, think_ms: int, hints_on: bool,
-            allow_analysis: bool) -> dict:
-    now = time.time()
-    return {
-        "id": new_id(),
-        "version": 0,
-        "width": width,
-        "height": height,
-        "k": k,
-        "seats": seats,
-        "moves": [],
-        "think_ms": think_ms,
-        "hints_on": hints_on,
-        "allow_analysis": allow_analysis,
-        "last_search": None,
-        "resigned": False,
-        "result": None,
-        "winning_cells": [],
-        "message": "",
-        "created": now,
-        "updated": now,
-    }
-
-
-def settle(doc: dict, pos: Position) -> None:
-    """Recompute result and winning cells from the position (keeps a resignation)."""
-    if pos.winner is not None:
-        doc["result"] = {"winner": COLORS[pos.winner], "reason": "line"}
-        doc["winning_cells"] = sorted([c + 1, r + 1] for c, r in pos.winning_line_cells())
-        doc["resigned"] = False
-    elif pos.is_draw:
-        doc["result"] = {"winner": None, "reason": "draw"}
-        doc["winning_cells"] = []
-        doc["resigned"] = False
-    elif doc.get("resigned"):
-        pass  # result already says who resigned
-    else:
-        doc["result"] = None
-        doc["winning_cells"] = []
-
-
-def rows(pos: Position) -> list[str]:
-    g = pos.geometry
-    return board_rows(pos.moves, g.width, g.height)
 
 
 def board_rows(moves: list[int], width: int, height: int) -> list[str]:
@@ -123,7 +52,7 @@ def board_rows(moves: list[int], width: int, height: int) -> list[str]:
     return ["".join(grid[r]) for r in range(height - 1, -1, -1)]
 
 
-def hints_json(pos: Position) -> dict:
+def hints_json(pos: Position) -> dict[str, Any]:
     h = compute_hints(pos)
     return {
         "next_row": [None if r is None else r + 1 for r in h.next_row],
@@ -133,60 +62,57 @@ def hints_json(pos: Position) -> dict:
     }
 
 
-def status(doc: dict) -> str:
-    if is_over(doc):
+def status(game: Game) -> str:
+    if game.is_over:
         return "over"
-    seat = doc["seats"][color_to_move(doc)]
-    if seat["kind"] in PROGRAM_KINDS:
+    seat = game.seats[game.color_to_move]
+    if seat.is_program:
         return "thinking"
-    if not seat.get("joined", True):
+    if not seat.joined:
         return "waiting_for_player"
     return "to_move"
 
 
-def public_state(doc: dict, public_url: str, you: str | None = None, pos: Position | None = None) -> dict:
+def public_state(game: Game, public_url: str, you: str | None = None, pos: Position | None = None) -> dict[str, Any]:
     """The API's view of a game. Built from the move list; a Position is made only
     for hints (pass ``pos`` when there is one at hand)."""
-    moves = doc["moves"]
-    over = is_over(doc)
+    moves = game.moves
+    over = game.is_over
     last_move = None
     if moves:
         col = moves[-1]
         last_move = {"column": col + 1, "row": moves.count(col), "color": COLORS[(len(moves) - 1) & 1]}
-    st = status(doc)
+    st = status(game)
     hints = None
-    if doc["hints_on"] and st == "to_move":
-        hints = hints_json(pos if pos is not None else position(doc))
+    if game.hints_on and st == "to_move":
+        hints = hints_json(pos if pos is not None else game.position())
     return {
-        "id": doc["id"],
-        "version": doc["version"],
-        "width": doc["width"],
-        "height": doc["height"],
-        "k": doc["k"],
-        "seats": {
-            c: {"kind": s["kind"], "spec": s.get("spec"), "joined": s.get("joined", True)}
-            for c, s in doc["seats"].items()
-        },
+        "id": game.id,
+        "version": game.version,
+        "width": game.width,
+        "height": game.height,
+        "k": game.k,
+        "seats": {c: {"kind": s.kind, "spec": s.spec, "joined": s.joined} for c, s in game.seats.items()},
         "you": you,
         "moves": [c + 1 for c in moves],
         "ply": len(moves),
-        "to_move": None if over else color_to_move(doc),
+        "to_move": None if over else game.color_to_move,
         "status": st,
-        "result": doc["result"],
-        "winning_cells": doc["winning_cells"],
-        "rows": board_rows(moves, doc["width"], doc["height"]),
+        "result": game.result,
+        "winning_cells": game.winning_cells,
+        "rows": board_rows(moves, game.width, game.height),
         "last_move": last_move,
-        "last_search": doc["last_search"],
-        "think_ms": doc["think_ms"],
-        "hints_on": doc["hints_on"],
+        "last_search": game.last_search,
+        "think_ms": game.think_ms,
+        "hints_on": game.hints_on,
         "hints": hints,
-        "allow_analysis": doc["allow_analysis"],
-        "resigned": doc["resigned"],
-        "message": doc["message"],
-        "created": doc["created"],
-        "updated": doc["updated"],
-        "next_game": doc.get("next_game"),  # the game its player started after this one (bridge, MCP)
-        "watch_url": watch_url(public_url, doc["id"]),
+        "allow_analysis": game.allow_analysis,
+        "resigned": game.resigned,
+        "message": game.message,
+        "created": game.created,
+        "updated": game.updated,
+        "next_game": game.next_game,  # the game its player started after this one (bridge, MCP)
+        "watch_url": watch_url(public_url, game.id),
     }
 
 
@@ -196,52 +122,3 @@ def watch_url(public_url: str, game_id: str) -> str:
 
 def invite_url(public_url: str, game_id: str, invite: str) -> str:
     return f"{public_url.rstrip('/')}/?game={game_id}&invite={invite}"
-
-
-# -- the Connect4-rs control socket view ------------------------------------------
-
-def bridge_state(doc: dict, human: str, public_url: str, token: str | None = None) -> dict:
-    if doc["result"] is not None:
-        winner = doc["result"]["winner"]
-        status_ = "draw" if winner is None else {"won": "human" if winner == human else "engine"}
-    else:
-        status_ = "human_to_move" if color_to_move(doc) == human else "thinking"
-    out: dict = {
-        "rows": board_rows(doc["moves"], doc["width"], doc["height"]),
-        "status": status_,
-        "human": human,
-        "to_move": color_to_move(doc),
-        "history": [c + 1 for c in doc["moves"]],
-        "last_search": None,
-        "message": doc["message"],
-    }
-    ls = doc.get("last_search")
-    if ls:
-        search = {k: ls[k] for k in ("col", "score", "depth", "nodes", "millis")}
-        if ls.get("book"):
-            search["book"] = True
-        out["last_search"] = search
-    if doc["resigned"]:
-        out["resigned"] = True
-    if doc["hints_on"] and status_ == "human_to_move":
-        out["hints"] = hints_json(position(doc))
-    out["game"] = doc["id"]
-    if token:
-        out["token"] = token
-    out["watch_url"] = watch_url(public_url, doc["id"])
-    return out
-
-
-# -- text board for MCP ------------------------------------------------------------
-
-def board_text(state: dict) -> str:
-    lines = [" ".join(row) for row in state["rows"]]
-    lines.append(" ".join(str((c + 1) % 10) for c in range(state["width"])))
-    h = state.get("hints")
-    if state.get("hints_on") and h:
-        def fmt(cols):
-            return " ".join(map(str, cols)) or "-"
-        lines.append(
-            f"hints: wins now {fmt(h['winning_moves'])} | must block {fmt(h['must_block'])} | loses at once {fmt(h['losing_moves'])}"
-        )
-    return "\n".join(lines)

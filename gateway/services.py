@@ -18,7 +18,7 @@ import json
 import logging
 import socket
 import time
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -26,7 +26,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from c4proto.connect4.v1 import common_pb2, engine_pb2, engine_pb2_grpc, solver_pb2, solver_pb2_grpc
 from servicekit.logs import REQUEST_ID, REQUEST_ID_HEADER
 
+from .document import Game
 from .errors import GameError, ServiceUnavailable
+from .players import PlayerInfo
+from .players import takes_budget as player_takes_budget
+from .players import think_ms_of
 
 log = logging.getLogger(__name__)
 
@@ -144,29 +148,14 @@ class _Target:
         await self.channel.close()
 
 
-def _metadata():
+def _metadata() -> tuple[tuple[str, str], ...] | None:
     rid = REQUEST_ID.get()
     return ((REQUEST_ID_HEADER, rid),) if rid else None
 
 
-def position_pb(doc: dict) -> common_pb2.Position:
-    return common_pb2.Position(width=doc["width"], height=doc["height"], k=doc["k"],
-                               moves=[c + 1 for c in doc["moves"]])
-
-
-# The engine service's budget for a bare "engine" spec (engine_svc.players.DEFAULT_ENGINE_MS).
-BARE_ENGINE_MS = 2000
-
-
-def think_ms_of(player: str, budget_ms: int) -> int:
-    """The milliseconds a player will think: the game's think time, else the N of
-    ``engine:N`` (0 for players whose N is not a time: minimax depth, mcts playouts)."""
-    if budget_ms:
-        return budget_ms
-    family, sep, arg = player.strip().lower().partition(":")
-    if family != "engine":
-        return 0
-    return int(arg) if sep and arg.isascii() and arg.isdigit() else BARE_ENGINE_MS
+def position_pb(doc: Game, moves: list[int] | None = None) -> common_pb2.Position:
+    return common_pb2.Position(width=doc.width, height=doc.height, k=doc.k,
+                               moves=[c + 1 for c in (doc.moves if moves is None else moves)])
 
 
 def _translate(service: str, exc: grpc.aio.AioRpcError) -> GameError:
@@ -190,7 +179,7 @@ class Services:
                                engine_pb2_grpc.EngineServiceStub, resolve_interval_s)
         self._solver = _Target(solver_addr, "connect4.v1.SolverService", attempts,
                                solver_pb2_grpc.SolverServiceStub, resolve_interval_s)
-        self._players: list[dict] | None = None
+        self.players: list[PlayerInfo] | None = None  # the engine's ListPlayers, once it answered
 
     @property
     def engine(self) -> engine_pb2_grpc.EngineServiceStub:
@@ -215,51 +204,54 @@ class Services:
         await self._solver.close()
 
     # -- engine ----------------------------------------------------------------
-    async def list_players(self) -> list[dict]:
+    async def list_players(self) -> list[PlayerInfo]:
         try:
             resp = await self.engine.ListPlayers(engine_pb2.ListPlayersRequest(), timeout=self.timeout_s,
                                                  metadata=_metadata())
         except grpc.aio.AioRpcError as exc:
             raise _translate("engine", exc) from None
-        self._players = [
-            {"spec": p.spec, "family": p.family, "description": p.description, "takes_budget": p.takes_budget,
-             "param_min": p.param_min, "param_max": p.param_max}
+        self.players = [
+            PlayerInfo(spec=p.spec, family=p.family, description=p.description, takes_budget=p.takes_budget,
+                       param_min=p.param_min, param_max=p.param_max, default_budget_ms=p.default_budget_ms,
+                       param_is_budget_ms=p.param_is_budget_ms)
             for p in resp.players
         ]
-        return self._players
+        return self.players
 
-    async def takes_budget(self, spec: str) -> bool:
-        """Does this player think (stream progress) or answer at once? Cached."""
-        if self._players is None:
+    async def known_players(self) -> list[PlayerInfo] | None:
+        """The engine's players, asked once (None while the engine does not answer)."""
+        if self.players is None:
             try:
                 await self.list_players()
             except GameError:
-                return True
-        family = spec.split(":", 1)[0]
-        for p in self._players or ():
-            if p["spec"] == spec:
-                return p["takes_budget"]
-        for p in self._players or ():
-            if p["family"] == family:
-                return p["takes_budget"]
-        return True
+                return None
+        return self.players
+
+    async def takes_budget(self, spec: str) -> bool:
+        """Does this player think (stream progress) or answer at once? Cached."""
+        return player_takes_budget(spec, await self.known_players())
 
     def think_deadline_s(self, player: str, budget_ms: int) -> float:
         """The gRPC deadline of a move: the engine gives a search at most half the
         time left (an iteration may run to twice its budget), so twice the think
         time plus the quick-call timeout, or ``engine:20000`` would think 5 s."""
-        return 2 * think_ms_of(player, budget_ms) / 1000 + self.timeout_s
+        return 2 * think_ms_of(player, budget_ms, self.players) / 1000 + self.timeout_s
 
-    async def move(self, doc: dict, player: str, budget_ms: int, seed: int = 0) -> engine_pb2.SearchResult:
+    async def move(self, doc: Game, player: str, budget_ms: int, seed: int = 0) -> engine_pb2.SearchResult:
         req = engine_pb2.MoveRequest(position=position_pb(doc), player=player, budget_ms=budget_ms, seed=seed)
+        await self.known_players()  # the deadline needs the player's think time
         try:
-            return await self.engine.Move(req, timeout=self.think_deadline_s(player, budget_ms), metadata=_metadata())
+            result: engine_pb2.SearchResult = await self.engine.Move(
+                req, timeout=self.think_deadline_s(player, budget_ms), metadata=_metadata())
         except grpc.aio.AioRpcError as exc:
             raise _translate("engine", exc) from None
+        return result
 
-    async def think(self, doc: dict, player: str, budget_ms: int, seed: int = 0) -> AsyncIterator:
+    async def think(self, doc: Game, player: str, budget_ms: int, seed: int = 0
+                    ) -> AsyncIterator[engine_pb2.DepthReport | engine_pb2.SearchResult]:
         """Yields ``engine_pb2.DepthReport`` progress, then the ``SearchResult``."""
         req = engine_pb2.MoveRequest(position=position_pb(doc), player=player, budget_ms=budget_ms, seed=seed)
+        await self.known_players()  # the deadline needs the player's think time
         call = self.engine.Think(req, timeout=self.think_deadline_s(player, budget_ms), metadata=_metadata())
         try:
             async for update in call:
@@ -273,21 +265,27 @@ class Services:
             call.cancel()
 
     # -- solver ----------------------------------------------------------------
-    async def best_move(self, doc: dict, deadline_ms: int) -> solver_pb2.BestMoveResponse:
+    async def best_move(self, doc: Game, deadline_ms: int) -> solver_pb2.BestMoveResponse:
         req = solver_pb2.BestMoveRequest(position=position_pb(doc), deadline_ms=deadline_ms)
         try:
-            return await self.solver.BestMove(req, timeout=deadline_ms / 1000 + self.timeout_s, metadata=_metadata())
+            best: solver_pb2.BestMoveResponse = await self.solver.BestMove(
+                req, timeout=deadline_ms / 1000 + self.timeout_s, metadata=_metadata())
         except grpc.aio.AioRpcError as exc:
             if exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
                 return solver_pb2.BestMoveResponse(proven=False)
             raise _translate("solver", exc) from None
+        return best
 
-    async def analyze(self, doc: dict, deadline_ms: int) -> solver_pb2.AnalyzeResponse:
-        req = solver_pb2.AnalyzeRequest(position=position_pb(doc), deadline_ms=deadline_ms)
+    async def analyze(self, doc: Game, deadline_ms: int, moves: list[int] | None = None
+                      ) -> solver_pb2.AnalyzeResponse:
+        """Each column's score in ``doc`` (after its first moves ``moves`` when given)."""
+        req = solver_pb2.AnalyzeRequest(position=position_pb(doc, moves), deadline_ms=deadline_ms)
         try:
-            return await self.solver.Analyze(req, timeout=deadline_ms / 1000 + self.timeout_s, metadata=_metadata())
+            analysis: solver_pb2.AnalyzeResponse = await self.solver.Analyze(
+                req, timeout=deadline_ms / 1000 + self.timeout_s, metadata=_metadata())
         except grpc.aio.AioRpcError as exc:
             raise _translate("solver", exc) from None
+        return analysis
 
     # -- health ----------------------------------------------------------------
     async def health(self) -> dict[str, str]:

@@ -6,7 +6,11 @@ Keys (``{id}`` = game id):
   ``c4:pending``        sorted set: games where an opponent program must move (score = when to look)
   ``c4:active``         sorted set: games not finished (score = last change), for metrics
   ``c4:claim:{id}:{v}`` who plays the opponent's turn at version v (SET NX with a TTL)
-  ``c4:mcp:{name}``     hash ``id``/``token``: the game an MCP agent calls ``name``
+  ``c4:hub:{random}``   a channel each gateway's hub keeps subscribed (nothing is published on it)
+  ``c4:mcp:{name}``     hash ``id``/``token`` (and ``invite`` of a game made against a person):
+                        the game an MCP agent calls ``name``
+
+No other module names a key: they all go through :class:`Store`.
 
 The save is one Lua script: check the version, write, refresh the TTL, update
 the pending/active sets and publish, all atomically, so two moves for the same
@@ -17,7 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import time
+from typing import Any, cast
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
@@ -25,6 +31,7 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from .document import Game
 from .errors import GameError
 from .hub import Hub, Watch
 
@@ -34,6 +41,7 @@ PENDING = "c4:pending"
 ACTIVE = "c4:active"
 CLAIM = "c4:claim:{}:{}"
 MCP = "c4:mcp:{}"
+HUB = "c4:hub:{}"  # a gateway process's own pub/sub channel, kept subscribed (hub.py says why)
 
 # KEYS: game, pending, active, channel, claim of the new version, claim of the expected version
 # ARGV: expected version ("0" = must not exist), new version, doc, ttl, pending flag,
@@ -129,7 +137,7 @@ class Store:
         self._renew = self.redis.register_script(RENEW)
         self._claim = self.redis.register_script(CLAIM_TURN)
         self._mcp_adopt = self.redis.register_script(MCP_ADOPT)
-        self.hub = Hub(self.redis)
+        self.hub = Hub(self.redis, HUB.format(secrets.token_hex(8)))
 
     async def close(self) -> None:
         await self.hub.close()
@@ -142,13 +150,13 @@ class Store:
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
 
-    async def load(self, game_id: str) -> dict:
-        raw = await self.redis.hget(GAME.format(game_id), "doc")
+    async def load(self, game_id: str) -> Game:
+        raw = await self.redis.hget(GAME.format(game_id), "doc")  # type: ignore[misc]
         if raw is None:
             raise GameError("unknown_game", f"no game {game_id!r} (it may have expired)")
-        return json.loads(raw)
+        return Game.from_json(raw)
 
-    async def save(self, doc: dict, expected: int, event: dict, pending: bool, active: bool,
+    async def save(self, doc: Game, expected: int, event: dict[str, Any], pending: bool, active: bool,
                    claim_owner: str = "", claim_ttl_ms: int = 0, carry_claim: bool = False) -> None:
         """Write ``doc`` (its version already bumped) if the stored version is ``expected``.
 
@@ -158,19 +166,19 @@ class Store:
         ``expected`` holds it at the new version too, so its search stays the one."""
         now = time.time()
         res = await self._cas(
-            keys=[GAME.format(doc["id"]), PENDING, ACTIVE, EVENTS.format(doc["id"]),
-                  CLAIM.format(doc["id"], doc["version"]), CLAIM.format(doc["id"], expected)],
-            args=[str(expected), str(doc["version"]), json.dumps(doc, separators=(",", ":")), self.ttl_s,
-                  "1" if pending else "0", now, doc["id"], json.dumps(event, separators=(",", ":")),
+            keys=[GAME.format(doc.id), PENDING, ACTIVE, EVENTS.format(doc.id),
+                  CLAIM.format(doc.id, doc.version), CLAIM.format(doc.id, expected)],
+            args=[str(expected), str(doc.version), doc.to_json(), self.ttl_s,
+                  "1" if pending else "0", now, doc.id, json.dumps(event, separators=(",", ":")),
                   "1" if active else "0", now, claim_owner if pending else "", claim_ttl_ms,
                   "1" if carry_claim and pending else "0"],
         )
         if res == -2:
-            raise GameError("unknown_game", f"no game {doc['id']!r} (it may have expired)")
+            raise GameError("unknown_game", f"no game {doc.id!r} (it may have expired)")
         if res != 1:
             raise GameError("conflict", "the game changed at the same moment (another move or undo); reload and retry")
 
-    async def publish(self, game_id: str, event: dict) -> None:
+    async def publish(self, game_id: str, event: dict[str, Any]) -> None:
         await self.redis.publish(EVENTS.format(game_id), json.dumps(event, separators=(",", ":")))
 
     # -- who plays an opponent's turn -------------------------------------------
@@ -203,13 +211,13 @@ class Store:
     async def games_in_play(self) -> int:
         return await self.redis.zcount(ACTIVE, time.time() - self.ttl_s, "+inf")
 
-    async def wait_change(self, game_id: str, version: int, timeout_s: float) -> dict:
+    async def wait_change(self, game_id: str, version: int, timeout_s: float) -> Game:
         """Poll until the game's version differs from ``version`` (rare path: another
         gateway plays the turn); returns the latest doc."""
         deadline = time.monotonic() + timeout_s
         delay = 0.01
         while True:
-            v = await self.redis.hget(GAME.format(game_id), "v")
+            v = await self.redis.hget(GAME.format(game_id), "v")  # type: ignore[misc]
             if v is None:
                 raise GameError("unknown_game", f"no game {game_id!r} (it may have expired)")
             if int(v) != version or time.monotonic() > deadline:
@@ -237,7 +245,15 @@ class Store:
         await self.redis.zrem(PENDING, game_id)
         await self.redis.zrem(ACTIVE, game_id)
 
-    async def mcp_set(self, name: str, game_id: str, token: str) -> None:
+    async def mcp_set(self, name: str, game_id: str, token: str, invite: str | None = None) -> None:
+        """Name a game (and keep the open seat's invite of a game made against a person)."""
         key = MCP.format(name)
-        await self.redis.hset(key, mapping={"id": game_id, "token": token})
-        await self.redis.expire(key, self.ttl_s)
+        mapping = {"id": game_id, "token": token}
+        if invite:
+            mapping["invite"] = invite
+        async with self.redis.pipeline(transaction=True) as pipe:
+            await pipe.delete(key).hset(key, mapping=mapping).expire(key, self.ttl_s).execute()
+
+    async def mcp_invite(self, name: str) -> str | None:
+        """The invite of the game named ``name`` made against a person, if it has one."""
+        return cast("str | None", await self.redis.hget(MCP.format(name), "invite"))  # type: ignore[misc]

@@ -98,6 +98,8 @@ class PlayerInfo:
     takes_budget: bool
     param_min: int = 0  # the N of "family:N" ranges over param_min..param_max (0, 0: no N)
     param_max: int = 0
+    default_budget_ms: int = 0  # the time this spec thinks without a budget (0: not a time)
+    param_is_budget_ms: bool = False  # the N of "family:N" is the think time in ms
 
 
 def list_players() -> list[PlayerInfo]:
@@ -114,8 +116,10 @@ def list_players() -> list[PlayerInfo]:
         PlayerInfo("hard", "hard", "casual minimax depth 6 that weighs blocking more", False),
         PlayerInfo(f"mcts:{LADDER_SIMULATIONS}", "mcts", "Monte Carlo tree search, N simulations (mcts:N)", False,
                    1, MAX_SIMULATIONS),
-        PlayerInfo("engine:1000", "engine", "the full engine with MS milliseconds (engine:MS)", True, 1, MAX_BUDGET_MS),
-        PlayerInfo("engine", "engine", "the full engine with 2000 ms", True, 1, MAX_BUDGET_MS),
+        PlayerInfo("engine:1000", "engine", "the full engine with MS milliseconds (engine:MS)", True, 1, MAX_BUDGET_MS,
+                   1000, True),
+        PlayerInfo("engine", "engine", f"the full engine with {DEFAULT_ENGINE_MS} ms", True, 1, MAX_BUDGET_MS,
+                   DEFAULT_ENGINE_MS, True),
     ]
 
 

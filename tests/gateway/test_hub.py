@@ -19,7 +19,7 @@ def test_a_watcher_after_the_last_one_left_gets_live_changes(redis_server):
 
     async def go():
         client = aioredis.Redis.from_url(redis_server.url, decode_responses=True, health_check_interval=2)
-        hub = Hub(client)
+        hub = Hub(client, "c4:hub:test-keep")
         try:
             first = await hub.watch("c4:events:hub-a")
             await first.close()  # nobody watches any more

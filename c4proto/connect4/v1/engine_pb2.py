@@ -25,33 +25,33 @@ _sym_db = _symbol_database.Default()
 from c4proto.connect4.v1 import common_pb2 as connect4_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63onnect4/v1/engine.proto\x12\x0b\x63onnect4.v1\x1a\x18\x63onnect4/v1/common.proto\"\x14\n\x12ListPlayersRequest\"{\n\nPlayerInfo\x12\x0c\n\x04spec\x18\x01 \x01(\t\x12\x0e\n\x06\x66\x61mily\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x14\n\x0ctakes_budget\x18\x04 \x01(\x08\x12\x11\n\tparam_min\x18\x05 \x01(\r\x12\x11\n\tparam_max\x18\x06 \x01(\r\"?\n\x13ListPlayersResponse\x12(\n\x07players\x18\x01 \x03(\x0b\x32\x17.connect4.v1.PlayerInfo\"x\n\x0bMoveRequest\x12\'\n\x08position\x18\x01 \x01(\x0b\x32\x15.connect4.v1.Position\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x11\n\tbudget_ms\x18\x03 \x01(\r\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\x0f\n\x07no_book\x18\x05 \x01(\x08\"\xf7\x01\n\x0cSearchResult\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\r\x12\r\n\x05score\x18\x02 \x01(\x05\x12\r\n\x05\x64\x65pth\x18\x03 \x01(\r\x12\r\n\x05nodes\x18\x04 \x01(\x04\x12\x12\n\nelapsed_ms\x18\x05 \x01(\x01\x12\x0c\n\x04\x62ook\x18\x06 \x01(\x08\x12\x0e\n\x06proven\x18\x07 \x01(\x08\x12\n\n\x02pv\x18\x08 \x03(\r\x12%\n\x07outcome\x18\t \x01(\x0e\x32\x14.connect4.v1.Outcome\x12\x14\n\x0cplies_to_end\x18\n \x01(\r\x12\x0e\n\x06resign\x18\x0b \x01(\x08\x12\x0f\n\x07message\x18\x0c \x01(\t\x12\x0e\n\x06player\x18\r \x01(\t\"s\n\x0b\x44\x65pthReport\x12\r\n\x05\x64\x65pth\x18\x01 \x01(\r\x12\r\n\x05nodes\x18\x02 \x01(\x04\x12\r\n\x05score\x18\x03 \x01(\x05\x12\x13\n\x0b\x62\x65st_column\x18\x04 \x01(\r\x12\x12\n\nelapsed_ms\x18\x05 \x01(\x01\x12\x0e\n\x06proven\x18\x06 \x01(\x08\"r\n\x0bThinkUpdate\x12,\n\x08progress\x18\x01 \x01(\x0b\x32\x18.connect4.v1.DepthReportH\x00\x12+\n\x06result\x18\x02 \x01(\x0b\x32\x19.connect4.v1.SearchResultH\x00\x42\x08\n\x06update\":\n\x0f\x45valuateRequest\x12\'\n\x08position\x18\x01 \x01(\x0b\x32\x15.connect4.v1.Position\"\xa0\x01\n\x10\x45valuateResponse\x12\r\n\x05score\x18\x01 \x01(\x05\x12\x12\n\nline_score\x18\x02 \x01(\x05\x12\x14\n\x0cthreat_score\x18\x03 \x01(\x05\x12(\n\rfirst_threats\x18\x04 \x03(\x0b\x32\x11.connect4.v1.Cell\x12)\n\x0esecond_threats\x18\x05 \x03(\x0b\x32\x11.connect4.v1.Cell*S\n\x07Outcome\x12\x13\n\x0fOUTCOME_UNKNOWN\x10\x00\x12\x0f\n\x0bOUTCOME_WIN\x10\x01\x12\x10\n\x0cOUTCOME_DRAW\x10\x02\x12\x10\n\x0cOUTCOME_LOSS\x10\x03\x32\xa6\x02\n\rEngineService\x12P\n\x0bListPlayers\x12\x1f.connect4.v1.ListPlayersRequest\x1a .connect4.v1.ListPlayersResponse\x12;\n\x04Move\x12\x18.connect4.v1.MoveRequest\x1a\x19.connect4.v1.SearchResult\x12=\n\x05Think\x12\x18.connect4.v1.MoveRequest\x1a\x18.connect4.v1.ThinkUpdate0\x01\x12G\n\x08\x45valuate\x12\x1c.connect4.v1.EvaluateRequest\x1a\x1d.connect4.v1.EvaluateResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63onnect4/v1/engine.proto\x12\x0b\x63onnect4.v1\x1a\x18\x63onnect4/v1/common.proto\"\x14\n\x12ListPlayersRequest\"\xb2\x01\n\nPlayerInfo\x12\x0c\n\x04spec\x18\x01 \x01(\t\x12\x0e\n\x06\x66\x61mily\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x14\n\x0ctakes_budget\x18\x04 \x01(\x08\x12\x11\n\tparam_min\x18\x05 \x01(\r\x12\x11\n\tparam_max\x18\x06 \x01(\r\x12\x19\n\x11\x64\x65\x66\x61ult_budget_ms\x18\x07 \x01(\r\x12\x1a\n\x12param_is_budget_ms\x18\x08 \x01(\x08\"?\n\x13ListPlayersResponse\x12(\n\x07players\x18\x01 \x03(\x0b\x32\x17.connect4.v1.PlayerInfo\"x\n\x0bMoveRequest\x12\'\n\x08position\x18\x01 \x01(\x0b\x32\x15.connect4.v1.Position\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x11\n\tbudget_ms\x18\x03 \x01(\r\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\x0f\n\x07no_book\x18\x05 \x01(\x08\"\xf7\x01\n\x0cSearchResult\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\r\x12\r\n\x05score\x18\x02 \x01(\x05\x12\r\n\x05\x64\x65pth\x18\x03 \x01(\r\x12\r\n\x05nodes\x18\x04 \x01(\x04\x12\x12\n\nelapsed_ms\x18\x05 \x01(\x01\x12\x0c\n\x04\x62ook\x18\x06 \x01(\x08\x12\x0e\n\x06proven\x18\x07 \x01(\x08\x12\n\n\x02pv\x18\x08 \x03(\r\x12%\n\x07outcome\x18\t \x01(\x0e\x32\x14.connect4.v1.Outcome\x12\x14\n\x0cplies_to_end\x18\n \x01(\r\x12\x0e\n\x06resign\x18\x0b \x01(\x08\x12\x0f\n\x07message\x18\x0c \x01(\t\x12\x0e\n\x06player\x18\r \x01(\t\"s\n\x0b\x44\x65pthReport\x12\r\n\x05\x64\x65pth\x18\x01 \x01(\r\x12\r\n\x05nodes\x18\x02 \x01(\x04\x12\r\n\x05score\x18\x03 \x01(\x05\x12\x13\n\x0b\x62\x65st_column\x18\x04 \x01(\r\x12\x12\n\nelapsed_ms\x18\x05 \x01(\x01\x12\x0e\n\x06proven\x18\x06 \x01(\x08\"r\n\x0bThinkUpdate\x12,\n\x08progress\x18\x01 \x01(\x0b\x32\x18.connect4.v1.DepthReportH\x00\x12+\n\x06result\x18\x02 \x01(\x0b\x32\x19.connect4.v1.SearchResultH\x00\x42\x08\n\x06update\":\n\x0f\x45valuateRequest\x12\'\n\x08position\x18\x01 \x01(\x0b\x32\x15.connect4.v1.Position\"\xa0\x01\n\x10\x45valuateResponse\x12\r\n\x05score\x18\x01 \x01(\x05\x12\x12\n\nline_score\x18\x02 \x01(\x05\x12\x14\n\x0cthreat_score\x18\x03 \x01(\x05\x12(\n\rfirst_threats\x18\x04 \x03(\x0b\x32\x11.connect4.v1.Cell\x12)\n\x0esecond_threats\x18\x05 \x03(\x0b\x32\x11.connect4.v1.Cell*S\n\x07Outcome\x12\x13\n\x0fOUTCOME_UNKNOWN\x10\x00\x12\x0f\n\x0bOUTCOME_WIN\x10\x01\x12\x10\n\x0cOUTCOME_DRAW\x10\x02\x12\x10\n\x0cOUTCOME_LOSS\x10\x03\x32\xa6\x02\n\rEngineService\x12P\n\x0bListPlayers\x12\x1f.connect4.v1.ListPlayersRequest\x1a .connect4.v1.ListPlayersResponse\x12;\n\x04Move\x12\x18.connect4.v1.MoveRequest\x1a\x19.connect4.v1.SearchResult\x12=\n\x05Think\x12\x18.connect4.v1.MoveRequest\x1a\x18.connect4.v1.ThinkUpdate0\x01\x12G\n\x08\x45valuate\x12\x1c.connect4.v1.EvaluateRequest\x1a\x1d.connect4.v1.EvaluateResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'connect4.v1.engine_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_OUTCOME']._serialized_start=1107
-  _globals['_OUTCOME']._serialized_end=1190
+  _globals['_OUTCOME']._serialized_start=1163
+  _globals['_OUTCOME']._serialized_end=1246
   _globals['_LISTPLAYERSREQUEST']._serialized_start=67
   _globals['_LISTPLAYERSREQUEST']._serialized_end=87
-  _globals['_PLAYERINFO']._serialized_start=89
-  _globals['_PLAYERINFO']._serialized_end=212
-  _globals['_LISTPLAYERSRESPONSE']._serialized_start=214
-  _globals['_LISTPLAYERSRESPONSE']._serialized_end=277
-  _globals['_MOVEREQUEST']._serialized_start=279
-  _globals['_MOVEREQUEST']._serialized_end=399
-  _globals['_SEARCHRESULT']._serialized_start=402
-  _globals['_SEARCHRESULT']._serialized_end=649
-  _globals['_DEPTHREPORT']._serialized_start=651
-  _globals['_DEPTHREPORT']._serialized_end=766
-  _globals['_THINKUPDATE']._serialized_start=768
-  _globals['_THINKUPDATE']._serialized_end=882
-  _globals['_EVALUATEREQUEST']._serialized_start=884
-  _globals['_EVALUATEREQUEST']._serialized_end=942
-  _globals['_EVALUATERESPONSE']._serialized_start=945
-  _globals['_EVALUATERESPONSE']._serialized_end=1105
-  _globals['_ENGINESERVICE']._serialized_start=1193
-  _globals['_ENGINESERVICE']._serialized_end=1487
+  _globals['_PLAYERINFO']._serialized_start=90
+  _globals['_PLAYERINFO']._serialized_end=268
+  _globals['_LISTPLAYERSRESPONSE']._serialized_start=270
+  _globals['_LISTPLAYERSRESPONSE']._serialized_end=333
+  _globals['_MOVEREQUEST']._serialized_start=335
+  _globals['_MOVEREQUEST']._serialized_end=455
+  _globals['_SEARCHRESULT']._serialized_start=458
+  _globals['_SEARCHRESULT']._serialized_end=705
+  _globals['_DEPTHREPORT']._serialized_start=707
+  _globals['_DEPTHREPORT']._serialized_end=822
+  _globals['_THINKUPDATE']._serialized_start=824
+  _globals['_THINKUPDATE']._serialized_end=938
+  _globals['_EVALUATEREQUEST']._serialized_start=940
+  _globals['_EVALUATEREQUEST']._serialized_end=998
+  _globals['_EVALUATERESPONSE']._serialized_start=1001
+  _globals['_EVALUATERESPONSE']._serialized_end=1161
+  _globals['_ENGINESERVICE']._serialized_start=1249
+  _globals['_ENGINESERVICE']._serialized_end=1543
 # @@protoc_insertion_point(module_scope)

@@ -24,20 +24,24 @@ class ListPlayersRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class PlayerInfo(_message.Message):
-    __slots__ = ("spec", "family", "description", "takes_budget", "param_min", "param_max")
+    __slots__ = ("spec", "family", "description", "takes_budget", "param_min", "param_max", "default_budget_ms", "param_is_budget_ms")
     SPEC_FIELD_NUMBER: _ClassVar[int]
     FAMILY_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     TAKES_BUDGET_FIELD_NUMBER: _ClassVar[int]
     PARAM_MIN_FIELD_NUMBER: _ClassVar[int]
     PARAM_MAX_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_BUDGET_MS_FIELD_NUMBER: _ClassVar[int]
+    PARAM_IS_BUDGET_MS_FIELD_NUMBER: _ClassVar[int]
     spec: str
     family: str
     description: str
     takes_budget: bool
     param_min: int
     param_max: int
-    def __init__(self, spec: _Optional[str] = ..., family: _Optional[str] = ..., description: _Optional[str] = ..., takes_budget: _Optional[bool] = ..., param_min: _Optional[int] = ..., param_max: _Optional[int] = ...) -> None: ...
+    default_budget_ms: int
+    param_is_budget_ms: bool
+    def __init__(self, spec: _Optional[str] = ..., family: _Optional[str] = ..., description: _Optional[str] = ..., takes_budget: _Optional[bool] = ..., param_min: _Optional[int] = ..., param_max: _Optional[int] = ..., default_budget_ms: _Optional[int] = ..., param_is_budget_ms: _Optional[bool] = ...) -> None: ...
 
 class ListPlayersResponse(_message.Message):
     __slots__ = ("players",)

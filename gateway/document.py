@@ -1,0 +1,150 @@
+"""The game document stored in Redis: typed, with its one (de)serializer.
+
+Inside, columns are 0-based like the library's; every view a client sees is
+built from a :class:`Game` in :mod:`gateway.model` (API), :mod:`gateway.rs_state`
+(the Connect4-rs bridge) and :mod:`gateway.text_board` (MCP). The JSON layout
+is the one games were always stored in, so games saved by an older gateway load.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from connect4 import Geometry, Position
+
+COLORS = ("red", "yellow")  # red moves first
+PROGRAM_KINDS = ("opponent",)  # seats a program plays; "human" and "llm" seats are persons
+
+
+def other_color(color: str) -> str:
+    return COLORS[1 - COLORS.index(color)]
+
+
+@lru_cache(maxsize=64)
+def geometry(width: int, height: int, k: int) -> Geometry:
+    return Geometry(width, height, k)
+
+
+@dataclass
+class Seat:
+    """One side of the board: a person (``human``, ``llm``) or a program (``opponent``)."""
+
+    kind: str
+    spec: str | None = None  # the opponent program's player spec
+    joined: bool = True  # False: a person's seat still waiting for its invite
+    token_hash: str | None = None  # SHA-256 of the player token (never the token)
+    invite_hash: str | None = None  # SHA-256 of the open seat's invite
+
+    @property
+    def is_program(self) -> bool:
+        return self.kind in PROGRAM_KINDS
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "spec": self.spec, "joined": self.joined, "token_hash": self.token_hash,
+                "invite_hash": self.invite_hash}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Seat:
+        return cls(kind=d["kind"], spec=d.get("spec"), joined=d.get("joined", True),
+                   token_hash=d.get("token_hash"), invite_hash=d.get("invite_hash"))
+
+
+@dataclass
+class Game:
+    id: str
+    width: int
+    height: int
+    k: int
+    seats: dict[str, Seat]  # by colour, red first
+    moves: list[int] = field(default_factory=list)  # 0-based columns
+    version: int = 0
+    think_ms: int = 0  # the opponent's time per move; 0 = its spec's own
+    hints_on: bool = False
+    allow_analysis: bool = True
+    last_search: dict[str, Any] | None = None  # the opponent's last search, as clients see it
+    resigned: bool = False
+    result: dict[str, Any] | None = None  # {"winner": colour or None, "reason": line | draw | resigned}
+    winning_cells: list[list[int]] = field(default_factory=list)  # 1-based [column, row]
+    message: str = ""
+    created: float = 0.0
+    updated: float = 0.0
+    next_game: str | None = None  # the game its player started after this one (bridge, MCP)
+
+    # -- (de)serializer ---------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "version": self.version, "width": self.width, "height": self.height, "k": self.k,
+            "seats": {c: s.to_dict() for c, s in self.seats.items()}, "moves": self.moves,
+            "think_ms": self.think_ms, "hints_on": self.hints_on, "allow_analysis": self.allow_analysis,
+            "last_search": self.last_search, "resigned": self.resigned, "result": self.result,
+            "winning_cells": self.winning_cells, "message": self.message, "created": self.created,
+            "updated": self.updated, "next_game": self.next_game,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Game:
+        return cls(
+            id=d["id"], version=int(d["version"]), width=d["width"], height=d["height"], k=d["k"],
+            seats={c: Seat.from_dict(d["seats"][c]) for c in COLORS}, moves=list(d["moves"]),
+            think_ms=int(d.get("think_ms") or 0), hints_on=bool(d.get("hints_on")),
+            allow_analysis=bool(d.get("allow_analysis", True)), last_search=d.get("last_search"),
+            resigned=bool(d.get("resigned")), result=d.get("result"), winning_cells=d.get("winning_cells") or [],
+            message=d.get("message") or "", created=d.get("created", 0.0), updated=d.get("updated", 0.0),
+            next_game=d.get("next_game"),
+        )
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> Game:
+        return cls.from_dict(json.loads(raw))
+
+    def copy(self) -> Game:
+        """An independent copy (seats and moves are not shared)."""
+        return Game.from_dict(json.loads(self.to_json()))
+
+    # -- what the rules say -------------------------------------------------------------
+    @property
+    def geometry(self) -> Geometry:
+        return geometry(self.width, self.height, self.k)
+
+    def position(self, moves: list[int] | None = None) -> Position:
+        return Position.from_moves(self.moves if moves is None else moves, self.geometry)
+
+    @property
+    def color_to_move(self) -> str:
+        return COLORS[len(self.moves) & 1]
+
+    @property
+    def is_over(self) -> bool:
+        return self.result is not None
+
+    @property
+    def program_to_move(self) -> bool:
+        """An opponent program must play now."""
+        return not self.is_over and self.seats[self.color_to_move].is_program
+
+    def against_person(self, color: str) -> bool:
+        """The other seat is a person (or an agent) who has joined."""
+        other = self.seats[other_color(color)]
+        return not other.is_program and other.joined
+
+    def settle(self, pos: Position) -> None:
+        """Recompute result and winning cells from the position (keeps a resignation)."""
+        if pos.winner is not None:
+            self.result = {"winner": COLORS[pos.winner], "reason": "line"}
+            self.winning_cells = sorted([c + 1, r + 1] for c, r in pos.winning_line_cells())
+            self.resigned = False
+        elif pos.is_draw:
+            self.result = {"winner": None, "reason": "draw"}
+            self.winning_cells = []
+            self.resigned = False
+        elif self.resigned:
+            pass  # result already says who resigned
+        else:
+            self.result = None
+            self.winning_cells = []
