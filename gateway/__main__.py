@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import uvicorn
+from fastapi import FastAPI
 
 from servicekit.logs import configure_logging
 
@@ -10,7 +13,7 @@ from .app import create_app
 from .settings import GatewaySettings
 
 
-def app_from_env():
+def app_from_env() -> FastAPI:
     """The app factory each worker process calls (``C4_GATEWAY_WORKERS`` > 1)."""
     settings = GatewaySettings()
     configure_logging("gateway", settings.log_level)
@@ -20,7 +23,7 @@ def app_from_env():
 def main() -> None:
     settings = GatewaySettings()
     configure_logging("gateway", settings.log_level)
-    common = dict(host=settings.host, port=settings.port, log_config=None, access_log=False, lifespan="on",
+    common: dict[str, Any] = dict(host=settings.host, port=settings.port, log_config=None, access_log=False, lifespan="on",
                   ws_ping_interval=20, ws_max_size=64 * 1024)  # a watcher only sends pings
     if settings.workers > 1:
         # Several processes share the HTTP port (uvicorn) and the bridge port (SO_REUSEPORT);

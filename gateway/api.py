@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from redis.exceptions import RedisError
 
 from .errors import GameError
+from .games import Games
 from .metrics import WS_CLIENTS
 from .hub import RESYNC
 
@@ -30,7 +31,7 @@ class ErrorBody(BaseModel):
     state: dict[str, Any] | None = Field(None, description="the game, unchanged, when the error is about one")
 
 
-ERRORS = {
+ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "bad_request, illegal_column, full_column"},
     403: {"model": ErrorBody, "description": "bad_token, analysis_disabled"},
     404: {"model": ErrorBody, "description": "unknown_game"},
@@ -84,13 +85,14 @@ class JoinBody(Body):
     invite: str
 
 
-def _json(content, status: int = 200) -> Response:
+def _json(content: Any, status: int = 200) -> Response:
     """Serialize once, without FastAPI's response-model pass (replies are plain dicts)."""
     return Response(json.dumps(content, separators=(",", ":")), status_code=status, media_type="application/json")
 
 
-def games(request: Request):
-    return request.app.state.games
+def games(request: Request) -> Games:
+    found: Games = request.app.state.games
+    return found
 
 
 def _token(header: str | None, query: str | None) -> str | None:
@@ -102,32 +104,32 @@ TokenQ = Annotated[str | None, Query(alias="token", description="the player toke
 
 
 @router.get("/opponents", summary="Every opponent you can play: the engine's ladder, perfect, human")
-async def list_opponents(request: Request) -> dict[str, Any]:
+async def list_opponents(request: Request) -> Response:
     return _json({"opponents": await games(request).opponents()})
 
 
 @router.post("/games", status_code=201, summary="Create a game", responses=ERRORS, response_model=None)
 async def create_game(request: Request, body: CreateGame | None = None,
-                      wait: bool = Query(True)) -> dict[str, Any]:
-    body = body or CreateGame()
+                      wait: bool = Query(True)) -> Response:
+    body = body or CreateGame.model_validate({})
     return _json(await games(request).create(**body.model_dump(), wait=wait), 201)
 
 
 @router.get("/games/{game_id}", summary="A game's state (anyone with the id)", responses=ERRORS, response_model=None)
 async def get_game(request: Request, game_id: str, x_player_token: Token = None,
-                   token: TokenQ = None) -> dict[str, Any]:
+                   token: TokenQ = None) -> Response:
     return _json(await games(request).get(game_id, _token(x_player_token, token)))
 
 
 @router.post("/games/{game_id}/join", summary="Take the invited seat", responses=ERRORS, response_model=None)
-async def join_game(request: Request, game_id: str, body: JoinBody) -> dict[str, Any]:
+async def join_game(request: Request, game_id: str, body: JoinBody) -> Response:
     return _json(await games(request).join(game_id, body.invite))
 
 
 @router.post("/games/{game_id}/moves", summary="Play a move; waits for the opponent's answer unless wait=false",
              responses=ERRORS, response_model=None)
 async def play_move(request: Request, game_id: str, body: MoveBody, x_player_token: Token = None,
-                    token: TokenQ = None, wait: bool = Query(True)) -> dict[str, Any]:
+                    token: TokenQ = None, wait: bool = Query(True)) -> Response:
     w = body.wait if body.wait is not None else wait
     return _json(await games(request).move(game_id, _token(x_player_token, token), body.column, body.version, w))
 
@@ -135,26 +137,26 @@ async def play_move(request: Request, game_id: str, body: MoveBody, x_player_tok
 @router.post("/games/{game_id}/undo", summary="Back to your previous turn (also while the engine thinks)",
              responses=ERRORS, response_model=None)
 async def undo(request: Request, game_id: str, x_player_token: Token = None,
-               token: TokenQ = None) -> dict[str, Any]:
+               token: TokenQ = None) -> Response:
     return _json(await games(request).undo(game_id, _token(x_player_token, token)))
 
 
 @router.post("/games/{game_id}/hints", summary="Hints on or off", responses=ERRORS, response_model=None)
 async def hints(request: Request, game_id: str, body: HintsBody, x_player_token: Token = None,
-                token: TokenQ = None) -> dict[str, Any]:
+                token: TokenQ = None) -> Response:
     return _json(await games(request).set_hints(game_id, _token(x_player_token, token), body.on))
 
 
 @router.post("/games/{game_id}/settings", summary="Change the think time of a running game",
              responses=ERRORS, response_model=None)
 async def settings(request: Request, game_id: str, body: SettingsBody, x_player_token: Token = None,
-                   token: TokenQ = None) -> dict[str, Any]:
+                   token: TokenQ = None) -> Response:
     return _json(await games(request).set_think(game_id, _token(x_player_token, token), body.think_ms))
 
 
 @router.post("/games/{game_id}/replay", summary="Replace the move list", responses=ERRORS, response_model=None)
 async def replay(request: Request, game_id: str, body: ReplayBody, x_player_token: Token = None,
-                 token: TokenQ = None, wait: bool = Query(True)) -> dict[str, Any]:
+                 token: TokenQ = None, wait: bool = Query(True)) -> Response:
     w = body.wait if body.wait is not None else wait
     return _json(await games(request).replay(game_id, _token(x_player_token, token), body.moves,
                                              body.engine_starts, w))
@@ -163,7 +165,7 @@ async def replay(request: Request, game_id: str, body: ReplayBody, x_player_toke
 @router.get("/games/{game_id}/analysis", summary="Each column's exact score from the solver", responses=ERRORS, response_model=None)
 async def analysis(request: Request, game_id: str, deadline_ms: int = Query(10000, ge=10, le=120000),
                    ply: int | None = Query(None, description="the position after the first N moves (default: now)")
-                   ) -> dict[str, Any]:
+                   ) -> Response:
     return _json(await games(request).analysis(game_id, deadline_ms, ply))
 
 
@@ -172,12 +174,12 @@ async def analysis(request: Request, game_id: str, deadline_ms: int = Query(1000
                      "and books each thrown win or draw in the corrective book (token)",
              responses=ERRORS, response_model=None)
 async def learn(request: Request, game_id: str, x_player_token: Token = None,
-                token: TokenQ = None) -> dict[str, Any]:
+                token: TokenQ = None) -> Response:
     return _json(await games(request).learn(game_id, _token(x_player_token, token)))
 
 
 # -- WebSocket ----------------------------------------------------------------------
-async def _reload(g, game_id: str) -> dict:
+async def _reload(g: Games, game_id: str) -> dict[str, Any]:
     """The game's state, waiting while Redis is away (a watcher outlives a Redis restart)."""
     delay = 0.1
     while True:
@@ -189,8 +191,8 @@ async def _reload(g, game_id: str) -> dict:
 
 
 @router.websocket("/games/{game_id}/ws")
-async def game_ws(websocket: WebSocket, game_id: str):
-    g = websocket.app.state.games
+async def game_ws(websocket: WebSocket, game_id: str) -> None:
+    g: Games = websocket.app.state.games
     await websocket.accept()
     try:
         state = await g.get(game_id)
@@ -212,7 +214,7 @@ async def game_ws(websocket: WebSocket, game_id: str):
         await websocket.send_json({"type": "state", "state": state})
         seen = state["version"]
 
-        async def pump():
+        async def pump() -> None:
             nonlocal seen
             while True:
                 data = await watch.get()
@@ -229,7 +231,7 @@ async def game_ws(websocket: WebSocket, game_id: str):
                     seen = v
                 await websocket.send_text(data)
 
-        async def reader():
+        async def reader() -> None:
             while True:
                 frame = await websocket.receive()
                 if frame["type"] == "websocket.disconnect":

@@ -7,7 +7,9 @@ import asyncio
 import contextlib
 import logging
 import mimetypes
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -35,16 +37,17 @@ log = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _error(status: int, code: str, message: str, request: Request | None = None, extra: dict | None = None):
+def _error(status: int, code: str, message: str, request: Request | None = None,
+           extra: dict[str, Any] | None = None) -> JSONResponse:
     if request is not None:
         request.scope["c4_error_code"] = code
-    body = {"error": {"code": code, "message": message}}
+    body: dict[str, Any] = {"error": {"code": code, "message": message}}
     if extra:
         body.update(extra)
     return JSONResponse(body, status_code=status)
 
 
-def _describe(errors) -> str:
+def _describe(errors: Sequence[Any]) -> str:
     parts = []
     for e in errors:
         where = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
@@ -65,7 +68,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     )
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: FastAPI):
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(settings.redis_url, settings.game_ttl_s)
         services = Services(settings.engine_addr, settings.solver_addr, settings.rpc_timeout_s, settings.rpc_retries)
         games = Games(store, services, settings)
@@ -102,16 +105,16 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.add_middleware(ObservabilityMiddleware)
 
     @app.exception_handler(GameError)
-    async def game_error(request: Request, exc: GameError):
+    async def game_error(request: Request, exc: GameError) -> JSONResponse:
         request.scope["c4_error_code"] = exc.code
         return JSONResponse(exc.body(), status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
-    async def validation_error(request: Request, exc: RequestValidationError):
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         return _error(400, "bad_request", _describe(exc.errors()), request)
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException):
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed",
                 413: "too_large"}.get(exc.status_code, "http_error")
         detail = str(exc.detail)
@@ -120,7 +123,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
             detail = "bad JSON: it cannot be read (nested too deeply?)"
         return _error(exc.status_code, code, detail, request)
 
-    async def redis_down(request: Request, exc: Exception):
+    async def redis_down(request: Request, exc: Exception) -> JSONResponse:
         log.warning("redis unavailable", extra={"error": repr(exc)})
         return _error(503, "service_unavailable", f"redis unavailable: {exc}", request)
 
@@ -128,18 +131,18 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.add_exception_handler(ConnectionError, redis_down)
 
     @app.exception_handler(Exception)
-    async def crash(request: Request, exc: Exception):
+    async def crash(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error")
         return _error(500, "internal", "internal error", request)
 
     app.include_router(api.router)
 
     @app.get("/healthz", tags=["health"], summary="The process runs")
-    async def healthz():
+    async def healthz() -> dict[str, str]:
         return {"status": "ok", "version": connect4.__version__}
 
     @app.get("/readyz", tags=["health"], summary="Redis and both services answer")
-    async def readyz(request: Request):
+    async def readyz(request: Request) -> JSONResponse:
         out = {"status": "ready", "redis": "ok"}
         try:
             await asyncio.wait_for(request.app.state.store.ping(), 1.5)
@@ -152,7 +155,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         return JSONResponse(out, status_code=200 if ok else 503)
 
     @app.get("/metrics", include_in_schema=False)
-    async def metrics(request: Request):
+    async def metrics(request: Request) -> Response:
         try:
             GAMES_IN_PLAY.set(await request.app.state.store.games_in_play())
         except Exception:
@@ -160,7 +163,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/mcp", include_in_schema=False)
-    async def mcp_no_stream(request: Request):
+    async def mcp_no_stream(request: Request) -> JSONResponse:
         # Stateless: there is no server-to-client stream to open, and the SDK would
         # hold the GET open forever. The MCP spec's answer for that is 405.
         response = _error(405, "method_not_allowed",
@@ -174,7 +177,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         app.router.routes.append(route)
 
     @app.get("/", include_in_schema=False)
-    async def index():
+    async def index() -> Response:
         page = web_dir / "index.html"
         if page.exists():
             return FileResponse(page, headers={"Cache-Control": "no-cache"})
@@ -192,13 +195,13 @@ mimetypes.add_type("text/javascript", ".mjs")
 class NoCacheStatic(StaticFiles):
     """The web/ folder; revalidated on every load so a deployed update shows at once."""
 
-    def file_response(self, *args, **kwargs):
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
         response = super().file_response(*args, **kwargs)
         response.headers["Cache-Control"] = "no-cache"
         return response
 
 
-def _no_rebinding_check():
+def _no_rebinding_check() -> Any:
     from mcp.server.transport_security import TransportSecuritySettings
 
     # Served behind the gateway's own host name (compose, proxies): the Host

@@ -22,7 +22,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any, cast
 
 from connect4 import IllegalMove, InvalidPosition, parse_column
 from servicekit.logs import REQUEST_ID, new_request_id
@@ -31,6 +32,8 @@ from . import model
 from .rs_state import rs_state
 from .document import Game
 from .errors import GameError
+from .games import Games
+from .settings import GatewaySettings
 from .metrics import BRIDGE_COMMANDS
 
 log = logging.getLogger(__name__)
@@ -39,7 +42,7 @@ UNKNOWN_CMD = "unknown cmd, use state | move | new | hints | replay"
 MAX_LINE = 1 << 20
 LINE_TOO_LONG = {"error": f"bad json: line too long (over {MAX_LINE} bytes); it was skipped"}
 
-def rs_bool(msg: dict, key: str) -> bool:
+def rs_bool(msg: dict[str, Any], key: str) -> bool:
     """Connect4-rs reads a flag with ``as_bool().unwrap_or(false)``: only true is true."""
     return msg.get(key) is True
 
@@ -66,11 +69,18 @@ class Session:
         self.game_id: str | None = None
         self.token: str | None = None
         self.human = "red"
-        self.invite: dict | None = None  # the open seat's invite of a game made with opponent "human"
+        self.invite: dict[str, Any] | None = None  # the open seat's invite of a game made with opponent "human"
 
-    async def reply(self, doc: Game | None = None) -> dict:
+    @property
+    def gid(self) -> str:
+        """The connection's game id (commands make one with ensure_game first)."""
+        if self.game_id is None:
+            raise BridgeError("no game yet: send {\"cmd\":\"new\"}")
+        return self.game_id
+
+    async def reply(self, doc: Game | None = None) -> dict[str, Any]:
         if doc is None:
-            doc = await self.games.store.load(self.game_id)
+            doc = await self.games.store.load(self.gid)
         return rs_state(doc, self.human, self.games.settings.public_url, self.token)
 
     async def ensure_game(self) -> None:
@@ -90,17 +100,17 @@ class Session:
 
     async def wait_engine(self) -> Game:
         """Play (or wait for) the engine's turn, so the reply shows its answer."""
-        doc = await self.games.store.load(self.game_id)
+        doc = await self.games.store.load(self.gid)
         if doc.program_to_move:
             doc = await self.games.run_opponent(doc)
         return doc
 
     # -- commands ----------------------------------------------------------------
-    async def cmd_state(self, msg: dict) -> dict:
+    async def cmd_state(self, msg: dict[str, Any]) -> dict[str, Any]:
         await self.ensure_game()
         return await self.reply()
 
-    async def cmd_new(self, msg: dict) -> dict:
+    async def cmd_new(self, msg: dict[str, Any]) -> dict[str, Any]:
         engine_starts = rs_bool(msg, "engine_starts")
         think_ms = msg.get("think_ms", 0)
         if not isinstance(think_ms, int) or isinstance(think_ms, bool):
@@ -114,9 +124,9 @@ class Session:
             out.update(self.invite)
         return out
 
-    async def cmd_move(self, msg: dict) -> dict:
+    async def cmd_move(self, msg: dict[str, Any]) -> dict[str, Any]:
         await self.ensure_game()
-        doc = await self.games.store.load(self.game_id)
+        doc = await self.games.store.load(self.gid)
         width = doc.width
         col = msg.get("col")
         try:
@@ -125,27 +135,27 @@ class Session:
             c = parse_column(col, doc.geometry)
         except (IllegalMove, InvalidPosition):
             raise BridgeError(f"col must be 1..{width}") from None
-        doc, _seat, _state = await self.games.move_doc(self.game_id, self.token, c + 1, wait=True)
+        doc, _seat, _state = await self.games.move_doc(self.gid, self.token, c + 1, wait=True)
         return await self.reply(doc)
 
-    async def cmd_hints(self, msg: dict) -> dict:
+    async def cmd_hints(self, msg: dict[str, Any]) -> dict[str, Any]:
         await self.ensure_game()
         on = msg.get("on")
         if isinstance(on, bool):  # anything else leaves the hints as they are, as in Connect4-rs
-            await self.games.set_hints(self.game_id, self.token, on)
+            await self.games.set_hints(self.gid, self.token, on)
         return await self.reply()
 
-    async def cmd_replay(self, msg: dict) -> dict:
+    async def cmd_replay(self, msg: dict[str, Any]) -> dict[str, Any]:
         moves = msg.get("moves")
         if not isinstance(moves, (list, str)):
             raise BridgeError("bad json: moves must be a list of columns")
         engine_starts = rs_bool(msg, "engine_starts")
         await self.ensure_game()
-        await self.games.replay(self.game_id, self.token, moves, engine_starts, wait=True)
+        await self.games.replay(self.gid, self.token, moves, engine_starts, wait=True)
         self.human = "yellow" if engine_starts else "red"
         return await self.reply()
 
-    async def cmd_attach(self, msg: dict) -> dict:
+    async def cmd_attach(self, msg: dict[str, Any]) -> dict[str, Any]:
         game_id, token, invite = msg.get("game"), msg.get("token"), msg.get("invite")
         if isinstance(game_id, str) and isinstance(invite, str) and token is None:
             token = (await self.games.join(game_id, invite))["token"]  # take the invited seat
@@ -158,16 +168,16 @@ class Session:
         self.game_id, self.token, self.human = game_id, token, seat
         return await self.reply(doc)
 
-    async def cmd_learn(self, msg: dict) -> dict:
+    async def cmd_learn(self, msg: dict[str, Any]) -> dict[str, Any]:
         """The connection's finished game to the bookgen workers: the report and the state."""
         await self.ensure_game()
-        out = await self.games.learn(self.game_id, self.token)
+        out = await self.games.learn(self.gid, self.token)
         reply = await self.reply()
         reply["report"] = out["report"]
         return reply
 
 
-COMMANDS: dict[str, Callable[[Session, dict], Awaitable[dict]]] = {
+COMMANDS: dict[str, Callable[[Session, dict[str, Any]], Awaitable[dict[str, Any]]]] = {
     "state": Session.cmd_state,
     "move": Session.cmd_move,
     "new": Session.cmd_new,
@@ -193,11 +203,11 @@ def _bridge_error(exc: GameError) -> str:
 
 
 class Bridge:
-    def __init__(self, games, settings):
+    def __init__(self, games: Games, settings: GatewaySettings):
         self.games = games
         self.settings = settings
         self.server: asyncio.base_events.Server | None = None
-        self.connections: set[asyncio.Task] = set()
+        self.connections: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         self.server = await asyncio.start_server(self._serve, self.settings.bridge_host, self.settings.bridge_port,
@@ -214,7 +224,7 @@ class Bridge:
             except (asyncio.TimeoutError, Exception):
                 pass
 
-    async def handle_line(self, session: Session, line: bytes) -> dict:
+    async def handle_line(self, session: Session, line: bytes) -> dict[str, Any]:
         REQUEST_ID.set(new_request_id())  # one id a command, in the logs and the gRPC metadata
         try:
             msg = json.loads(line)
@@ -233,15 +243,15 @@ class Bridge:
             BRIDGE_COMMANDS.labels("?", "unknown").inc()
             return {"error": UNKNOWN_CMD}
         try:
-            out = await handler(session, msg)
+            answer = await handler(session, msg)
             BRIDGE_COMMANDS.labels(cmd, "ok").inc()
-            return out
+            return answer
         except BridgeError as exc:
             BRIDGE_COMMANDS.labels(cmd, "error").inc()
             return {"error": exc.message}
         except GameError as exc:
             BRIDGE_COMMANDS.labels(cmd, exc.code).inc()
-            out: dict = {"error": _bridge_error(exc)}
+            out: dict[str, Any] = {"error": _bridge_error(exc)}
             # An attach that failed is about another game: the connection's own state would mislead.
             if session.game_id and exc.code != "unknown_game" and cmd != "attach":
                 try:
@@ -251,7 +261,7 @@ class Bridge:
             return out
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
+        task = cast("asyncio.Task[None]", asyncio.current_task())
         self.connections.add(task)
         session = Session(self)
         try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 STATUS = {
     "bad_request": 400,
     "illegal_column": 400,
@@ -28,7 +30,7 @@ STATUS = {
 class GameError(Exception):
     """An error with a stable ``code``; ``state`` is the unchanged game when known."""
 
-    def __init__(self, code: str, message: str, state: dict | None = None):
+    def __init__(self, code: str, message: str, state: dict[str, Any] | None = None):
         super().__init__(message)
         self.code = code
         self.message = message
@@ -38,8 +40,8 @@ class GameError(Exception):
     def status(self) -> int:
         return STATUS.get(self.code, 400)
 
-    def body(self) -> dict:
-        out: dict = {"error": {"code": self.code, "message": self.message}}
+    def body(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"error": {"code": self.code, "message": self.message}}
         if self.state is not None:
             out["state"] = self.state
         return out

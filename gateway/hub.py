@@ -65,14 +65,15 @@ class Hub:
         self.watches: dict[str, set[Watch]] = {}
         self.confirmed: dict[str, asyncio.Event] = {}
         self.lock = asyncio.Lock()
-        self.reader: asyncio.Task | None = None
-        self._hooked = None  # the connection our reconnect callback is registered on
+        self.reader: asyncio.Task[None] | None = None
+        self._hooked: object = None  # the connection our reconnect callback is registered on
         self.keep = keep_channel  # subscribed for good (nothing is published on it)
 
     async def watch(self, channel: str) -> Watch:
         """Subscribe (once per channel) and return when Redis has confirmed it, so a
         state read after this call cannot miss a change published later."""
         w = Watch(self, channel)
+        event: asyncio.Event | None
         async with self.lock:
             fresh = channel not in self.watches
             self.watches.setdefault(channel, set()).add(w)
@@ -120,7 +121,7 @@ class Hub:
             conn.register_connect_callback(self._reconnected)
             self._hooked = conn
 
-    async def _reconnected(self, _conn) -> None:
+    async def _reconnected(self, _conn: object) -> None:
         # redis-py subscribes the channels again on a new connection; what was
         # published meanwhile is lost, so every watcher reloads.
         for group in list(self.watches.values()):
@@ -160,6 +161,6 @@ class Hub:
             except (asyncio.CancelledError, Exception):
                 pass
         try:
-            await self.pubsub.aclose()
+            await self.pubsub.aclose()  # type: ignore[no-untyped-call]
         except Exception:
             pass

@@ -34,12 +34,12 @@ class Learner:
         self.redis_url = redis_url
         self.queue = queue
         self.timeout_s = timeout_s
-        self._app = None
+        self._app: Any = None
 
     @property
-    def app(self):
+    def app(self) -> Any:
         if self._app is None:  # imported on first use: most gateways never learn
-            from celery import Celery
+            from celery import Celery  # type: ignore[import-untyped]
 
             app = Celery("c4gateway", broker=self.redis_url, backend=self.redis_url)
             app.conf.update(task_serializer="json", result_serializer="json", accept_content=["json"],
@@ -48,7 +48,7 @@ class Learner:
             self._app = app
         return self._app
 
-    async def learn(self, moves: str, size: str, engine: str) -> dict[str, Any]:
+    async def learn(self, moves: str | list[int], size: str, engine: str) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         # A margin over the wait inside the thread: publishing to a Redis that is
         # down retries a few times before it gives up.
@@ -58,7 +58,7 @@ class Learner:
         except asyncio.TimeoutError:
             raise _unavailable(self.timeout_s) from None
 
-    def _run(self, moves: str, size: str, engine: str) -> dict[str, Any]:
+    def _run(self, moves: str | list[int], size: str, engine: str) -> dict[str, Any]:
         from celery import states
 
         app = self.app

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from .document import Game
 from .errors import GameError
@@ -55,7 +56,7 @@ class TurnLease:
         if self.playing.get(game_id) == version:
             del self.playing[game_id]
 
-    async def hold(self, doc: Game, think: asyncio.Task[object]) -> None:
+    async def hold(self, doc: Game, think: asyncio.Future[Any]) -> None:
         """Renew the claim on ``doc``'s turn while ``think`` searches it; stop ``think``
         when that turn is no longer the game's: an undo or replay meanwhile (then a
         new move too, whose turn this process may hold as well), another gateway

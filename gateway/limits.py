@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 class BodyTooLarge(HTTPException):
@@ -21,11 +22,11 @@ class BodyTooLarge(HTTPException):
 
 
 class BodyLimitMiddleware:
-    def __init__(self, app, max_bytes: int):
+    def __init__(self, app: ASGIApp, max_bytes: int):
         self.app = app
         self.max_bytes = max_bytes
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         declared = dict(scope.get("headers") or ()).get(b"content-length")
@@ -39,7 +40,7 @@ class BodyLimitMiddleware:
         seen = 0
         started = False
 
-        async def counting_receive():
+        async def counting_receive() -> Message:
             nonlocal seen
             message = await receive()
             if message["type"] == "http.request":
@@ -48,7 +49,7 @@ class BodyLimitMiddleware:
                     raise BodyTooLarge(self.max_bytes)
             return message
 
-        async def tracking_send(message):
+        async def tracking_send(message: Message) -> None:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
@@ -60,7 +61,7 @@ class BodyLimitMiddleware:
             if not started:
                 await self._refuse(send)
 
-    async def _refuse(self, send) -> None:
+    async def _refuse(self, send: Send) -> None:
         body = json.dumps({"error": {"code": "too_large", "message": BodyTooLarge(self.max_bytes).detail}}).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"),

@@ -10,7 +10,8 @@ can play several games and any gateway process knows them.
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from collections.abc import Awaitable
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -21,9 +22,10 @@ import connect4
 
 from .text_board import board_text
 from .errors import GameError
+from .games import Games
 from .metrics import MCP_CALLS
 
-def _not_a_flag(value):
+def _not_a_flag(value: object) -> object:
     if isinstance(value, bool):  # JSON true is not column 1
         raise ValueError("a whole number is needed, not true or false")
     return value
@@ -41,7 +43,7 @@ INSTRUCTIONS = (
 )
 
 
-def _result(state: dict, note: str = "") -> list[TextContent]:
+def _result(state: dict[str, Any], note: str = "") -> list[TextContent]:
     text = board_text(state)
     if note:
         text = note + "\n" + text
@@ -54,12 +56,23 @@ def _result(state: dict, note: str = "") -> list[TextContent]:
     ]
 
 
-def build_mcp() -> MCPServer:
-    mcp = MCPServer("connect4", instructions=INSTRUCTIONS, version=connect4.__version__)
-    mcp.gateway = None  # set to the Games object in the app's lifespan
+class GatewayMCP(MCPServer[Any]):
+    """The SDK's server with the gateway's games (set in the app's lifespan)."""
+
+    gateway: Games | None = None
+
+    @property
+    def games(self) -> Games:
+        if self.gateway is None:
+            raise ToolError("the gateway is starting; try again in a moment")
+        return self.gateway
+
+
+def build_mcp() -> GatewayMCP:
+    mcp = GatewayMCP("connect4", instructions=INSTRUCTIONS, version=connect4.__version__)
 
     async def session(name: str, create: bool = True) -> tuple[str, str]:
-        games = mcp.gateway
+        games = mcp.games
         found = await games.store.mcp_get(name)
         if found:
             try:
@@ -76,7 +89,7 @@ def build_mcp() -> MCPServer:
         """Make a game and name it. ``replace=False`` (a tool call that found no game
         under the name): when calls at the same moment did the same, every one of
         them plays the game named first, and the others' are deleted unseen."""
-        games = mcp.gateway
+        games = mcp.games
         created = await games.create(opponent=opponent or games.settings.bridge_opponent,
                                      engine_starts=engine_starts, think_ms=think_ms, player="llm",
                                      allow_analysis=allow_analysis)
@@ -91,7 +104,7 @@ def build_mcp() -> MCPServer:
             await games.link_next(before[0], before[1], created["state"]["id"])
         return created["state"]["id"], created["token"]
 
-    async def run(tool: str, coro):
+    async def run(tool: str, coro: Awaitable[list[TextContent]]) -> list[TextContent]:
         try:
             out = await coro
             MCP_CALLS.labels(tool, "ok").inc()
@@ -108,16 +121,16 @@ def build_mcp() -> MCPServer:
                           "perfect), think_ms, allow_analysis.", structured_output=False)
     async def connect4_new(engine_starts: Flag = False, game: str = "default", opponent: str | None = None,
                            think_ms: Number = 0, allow_analysis: Flag = False) -> list[TextContent]:
-        async def go():
+        async def go() -> list[TextContent]:
             gid, token = await new_game(game, engine_starts, opponent, think_ms, allow_analysis)
-            state = await mcp.gateway.get(gid, token)
-            doc = await mcp.gateway.store.load(gid)
+            state = await mcp.games.get(gid, token)
+            doc = await mcp.games.store.load(gid)
             if doc.program_to_move:
-                doc = await mcp.gateway.run_opponent(doc)
-                state = mcp.gateway.view(doc, state["you"])
+                doc = await mcp.games.run_opponent(doc)
+                state = mcp.games.view(doc, state["you"])
             note = f"new game {gid!r} ({game}); you are {state['you']}"
             if opponent == "human":
-                created_invite = await mcp.gateway.store.mcp_invite(game)
+                created_invite = await mcp.games.store.mcp_invite(game)
                 note += (f"; the other seat is open: another player joins with connect4_join("
                          f"game_id={gid!r}, invite={created_invite!r}) or in a browser")
             return _result(state, note)
@@ -126,41 +139,41 @@ def build_mcp() -> MCPServer:
     @mcp.tool(description="Join the open seat of a game someone else created with opponent=human, using its "
                           "game_id and invite. game: the name you give it here.", structured_output=False)
     async def connect4_join(game_id: str, invite: str, game: str = "default") -> list[TextContent]:
-        async def go():
-            joined = await mcp.gateway.join(game_id, invite)
-            await mcp.gateway.store.mcp_set(game, game_id, joined["token"])
+        async def go() -> list[TextContent]:
+            joined = await mcp.games.join(game_id, invite)
+            await mcp.games.store.mcp_set(game, game_id, joined["token"])
             return _result(joined["state"], f"joined game {game_id!r} as {joined['seat']} ({game})")
         return await run("connect4_join", go())
 
     @mcp.tool(description="Drop your disc in column col (1-7, left to right). Returns the board after the engine's "
                           "reply.", structured_output=False)
     async def connect4_move(col: Number, game: str = "default") -> list[TextContent]:
-        async def go():
+        async def go() -> list[TextContent]:
             gid, token = await session(game)
-            return _result(await mcp.gateway.move(gid, token, col, wait=True))
+            return _result(await mcp.games.move(gid, token, col, wait=True))
         return await run("connect4_move", go())
 
     @mcp.tool(description="The current board and game state.", structured_output=False)
     async def connect4_state(game: str = "default") -> list[TextContent]:
-        async def go():
+        async def go() -> list[TextContent]:
             gid, token = await session(game)
-            return _result(await mcp.gateway.get(gid, token))
+            return _result(await mcp.games.get(gid, token))
         return await run("connect4_state", go())
 
     @mcp.tool(description="Turn move hints on or off (wins now, must block, loses at once).", structured_output=False)
     async def connect4_hints(on: Flag, game: str = "default") -> list[TextContent]:
-        async def go():
+        async def go() -> list[TextContent]:
             gid, token = await session(game)
-            return _result(await mcp.gateway.set_hints(gid, token, on))
+            return _result(await mcp.games.set_hints(gid, token, on))
         return await run("connect4_hints", go())
 
     @mcp.tool(description="Each column's exact score from the solver (only when the game allows analysis).",
               structured_output=False)
     async def connect4_analyze(game: str = "default") -> list[TextContent]:
-        async def go():
+        async def go() -> list[TextContent]:
             gid, token = await session(game)
-            analysis = await mcp.gateway.analysis(gid)
-            state = await mcp.gateway.get(gid, token)
+            analysis = await mcp.games.analysis(gid)
+            state = await mcp.games.get(gid, token)
             lines = [f"column {c['column']}: {c['verdict'] or 'full'}" + ("" if c["score"] is None else f" (score {c['score']})")
                      for c in analysis["columns"]]
             out = _result(state)
@@ -172,9 +185,9 @@ def build_mcp() -> MCPServer:
                           "each ply where the engine threw away a win or a draw goes into its corrective book. "
                           "Returns the verdict (e.g. 'the opponent won on merit').", structured_output=False)
     async def connect4_learn(game: str = "default") -> list[TextContent]:
-        async def go():
+        async def go() -> list[TextContent]:
             gid, token = await session(game, create=False)
-            out = await mcp.gateway.learn(gid, token)
+            out = await mcp.games.learn(gid, token)
             report = out["report"]
             booked = [f"ply {v['ply']}: played {v['played']}, {v['best']} keeps the {v['threw']}"
                       + (" (booked)" if v.get("booked") else "") for v in report.get("threw") or ()]

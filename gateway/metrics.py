@@ -7,6 +7,7 @@ import logging
 import time
 
 from prometheus_client import Counter, Gauge, Histogram
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from servicekit.logs import REQUEST_ID, REQUEST_ID_HEADER, new_request_id
 
@@ -30,10 +31,10 @@ class ObservabilityMiddleware:
     """Pure ASGI (cheap): request id from ``x-request-id`` or new, echoed back;
     count and latency by route template."""
 
-    def __init__(self, app):
+    def __init__(self, app: ASGIApp):
         self.app = app
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             if scope["type"] == "websocket":
                 rid = dict(scope.get("headers") or ()).get(REQUEST_ID_HEADER.encode())
@@ -53,7 +54,7 @@ class ObservabilityMiddleware:
         start = time.perf_counter()
         status = [500]
 
-        async def send_wrapper(message):
+        async def send_wrapper(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status[0] = message["status"]
                 message.setdefault("headers", [])
@@ -78,11 +79,11 @@ class ObservabilityMiddleware:
             REQUEST_ID.reset(token)
 
 
-def _route_of(scope) -> str:
+def _route_of(scope: Scope) -> str:
     """The route template (``/api/v1/games/{game_id}/moves``), never a raw path: bounded labels."""
     route = scope.get("route")
     if route is not None and getattr(route, "path", None):
-        return route.path
+        return str(route.path)
     path = scope["path"]
     if path.startswith("/static"):
         return "/static"

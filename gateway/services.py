@@ -20,8 +20,8 @@ import socket
 import time
 from collections.abc import AsyncIterator
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+import grpc  # type: ignore[import-untyped]
+from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 
 from c4proto.connect4.v1 import common_pb2, engine_pb2, engine_pb2_grpc, solver_pb2, solver_pb2_grpc
 from servicekit.logs import REQUEST_ID, REQUEST_ID_HEADER

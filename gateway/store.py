@@ -151,7 +151,7 @@ class Store:
         return bool(await self.redis.ping())
 
     async def load(self, game_id: str) -> Game:
-        raw = await self.redis.hget(GAME.format(game_id), "doc")  # type: ignore[misc]
+        raw = await self.redis.hget(GAME.format(game_id), "doc")
         if raw is None:
             raise GameError("unknown_game", f"no game {game_id!r} (it may have expired)")
         return Game.from_json(raw)
@@ -196,7 +196,7 @@ class Store:
         await self._release(keys=[CLAIM.format(game_id, version)], args=[owner])
 
     async def due(self, now: float, limit: int = 50) -> list[str]:
-        return await self.redis.zrangebyscore(PENDING, "-inf", now, start=0, num=limit)
+        return cast("list[str]", await self.redis.zrangebyscore(PENDING, "-inf", now, start=0, num=limit))
 
     async def postpone(self, game_id: str, when: float) -> None:
         await self.redis.zadd(PENDING, {game_id: when}, xx=True)
@@ -217,7 +217,7 @@ class Store:
         deadline = time.monotonic() + timeout_s
         delay = 0.01
         while True:
-            v = await self.redis.hget(GAME.format(game_id), "v")  # type: ignore[misc]
+            v = await self.redis.hget(GAME.format(game_id), "v")
             if v is None:
                 raise GameError("unknown_game", f"no game {game_id!r} (it may have expired)")
             if int(v) != version or time.monotonic() > deadline:
@@ -230,7 +230,9 @@ class Store:
         """The name's game; each use keeps the name as long as an idle game lives."""
         key = MCP.format(name)
         async with self.redis.pipeline(transaction=False) as pipe:
-            got, _ = await pipe.hgetall(key).expire(key, self.ttl_s).execute()
+            pipe.hgetall(key)
+            pipe.expire(key, self.ttl_s)
+            got, _ = await pipe.execute()
         return (got["id"], got["token"]) if got else None
 
     async def mcp_adopt(self, name: str, game_id: str, token: str) -> tuple[str, str]:
@@ -248,12 +250,15 @@ class Store:
     async def mcp_set(self, name: str, game_id: str, token: str, invite: str | None = None) -> None:
         """Name a game (and keep the open seat's invite of a game made against a person)."""
         key = MCP.format(name)
-        mapping = {"id": game_id, "token": token}
-        if invite:
-            mapping["invite"] = invite
         async with self.redis.pipeline(transaction=True) as pipe:
-            await pipe.delete(key).hset(key, mapping=mapping).expire(key, self.ttl_s).execute()
+            pipe.delete(key)
+            pipe.hset(key, "id", game_id)
+            pipe.hset(key, "token", token)
+            if invite:
+                pipe.hset(key, "invite", invite)
+            pipe.expire(key, self.ttl_s)
+            await pipe.execute()
 
     async def mcp_invite(self, name: str) -> str | None:
         """The invite of the game named ``name`` made against a person, if it has one."""
-        return cast("str | None", await self.redis.hget(MCP.format(name), "invite"))  # type: ignore[misc]
+        return cast("str | None", await self.redis.hget(MCP.format(name), "invite"))

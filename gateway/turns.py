@@ -21,7 +21,7 @@ from .document import Game, other_color
 from .errors import GameError
 from .lease import TurnLease
 from .opponent import Opponent, spec_to_move
-from .services import think_ms_of
+from .players import think_ms_of
 from .store import Store
 from .writes import CLAIM_TTL_MS, Writer
 
@@ -102,7 +102,7 @@ class Turns:
             if not self.lease.enter(game_id, v):  # another coroutine took the turn while we claimed it
                 continue
             think = asyncio.create_task(self.opponent.think(doc))
-            heartbeat = asyncio.create_task(self.lease.hold(doc, think))  # type: ignore[arg-type]
+            heartbeat = asyncio.create_task(self.lease.hold(doc, think))
             try:
                 col, search, resign = await think
             except asyncio.CancelledError:
