@@ -270,7 +270,7 @@ class PlayerFactory:
                  engine_books: str | None = "default"):
         self.geometry = geometry
         self.via = via
-        self.books = books  # the perfect player's BookSet (books.lookup), or None
+        self.books = books  # the perfect player's BookSet (connect4.bookset), or None
         self.grpc_timeout_s = grpc_timeout_s
         self.engine_books = engine_books
         self._engine_bookset = None
@@ -291,9 +291,9 @@ class PlayerFactory:
 
             self._engines[spec] = Engine(self.geometry, 64.0)
         if self._engine_bookset is None and self.engine_books not in (None, "", "none"):
-            from engine_svc.books import DEFAULT_BOOKS, BookSet
+            from connect4.bookset import SHIPPED_MOVE_BOOKS, BookSet
 
-            paths = DEFAULT_BOOKS if self.engine_books == "default" else [p for p in self.engine_books.split(",") if p]
+            paths = SHIPPED_MOVE_BOOKS if self.engine_books == "default" else [p for p in self.engine_books.split(",") if p]
             self._engine_bookset = BookSet(paths, self.geometry)
         return self._engines[spec], self._engine_bookset
 

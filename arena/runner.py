@@ -33,7 +33,7 @@ class ArenaConfig:
     workers: int = 1
     via: Via = Via()
     geometry: Geometry = STANDARD
-    books: str | None = None  # perfect player's books (in-process), a books.lookup spec
+    books: str | None = None  # perfect player's books (in-process), a connect4.bookset.book_files spec
     engine_books: str | None = "default"  # engine players' books: "default", "none" or paths
     gauntlet: bool = False  # the first player against each other one, instead of a round robin
 
@@ -58,7 +58,7 @@ _factory: PlayerFactory | None = None
 
 def _init_worker(geometry: Geometry, via: Via, books: str | None, engine_books: str | None) -> None:
     global _factory
-    from books.lookup import load_setting
+    from connect4.bookset import load_setting
 
     _factory = PlayerFactory(geometry, via, load_setting(books), engine_books=engine_books)
 

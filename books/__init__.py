@@ -1,11 +1,10 @@
 """books: book data files (``books/*.txt``), the bookgen coordinator and its
-workers (:mod:`books.bookgen`), loading every configured book
-(:mod:`books.lookup`) and the analysis-book generator
+workers (:mod:`books.bookgen`) and the analysis-book generator
 (:mod:`books.analysis_gen`).
 
 File names say the board: ``7x6-opening.txt`` is a 7x6 move book,
 ``7x6-analysis.txt`` a 7x6 analysis book (the formats are in
-:mod:`connect4.book`).
+:mod:`connect4.book`; loading and asking them: :mod:`connect4.bookset`).
 """
 
 from pathlib import Path

@@ -35,16 +35,12 @@ import numpy as np
 
 from connect4 import STANDARD, Geometry, Position
 from connect4.book import AnalysisBook, BookWriter
+from connect4.keys import canonical
 from connect4.notation import format_moves
 
 log = logging.getLogger("books.analysis_gen")
 
 SLOW_CHILD_S = 10.0  # a child solve at least this long is logged on its own
-
-
-def canonical(pos: Position) -> tuple[int, bool]:
-    key, mirror = pos.key(), pos.mirror_key()
-    return (key, False) if key <= mirror else (mirror, True)
 
 
 def enumerate_positions(g: Geometry, min_ply: int, max_ply: int) -> list[Position]:
@@ -311,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     known = None
     if args.known:
-        from .lookup import BookSet
+        from connect4.bookset import BookSet
 
         known = BookSet.load(args.known)
         header += f"\nChild scores from {', '.join(b.name for b in known.books)} where known (exact, proved earlier)."

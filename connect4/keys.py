@@ -9,8 +9,13 @@ the key fits in 49 bits and the empty board is 0x40810204081.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .errors import InvalidPosition
 from .geometry import STANDARD, Geometry
+
+if TYPE_CHECKING:
+    from .position import Position
 
 
 def mirror_bits(board: int, g: Geometry) -> int:
@@ -20,6 +25,19 @@ def mirror_bits(board: int, g: Geometry) -> int:
     for c in range(g.width):
         out |= ((board >> (c * g.h1)) & column) << ((g.width - 1 - c) * g.h1)
     return out
+
+
+def mirror_key(key: int, g: Geometry = STANDARD) -> int:
+    """The key of the mirrored position: a key mirrors column by column like a
+    bitboard (each column's marker moves with it)."""
+    return mirror_bits(key, g)
+
+
+def canonical(pos: Position) -> tuple[int, bool]:
+    """(the smaller of the position's key and its mirror's, True when that is
+    the mirror's): one key for a position and its mirror image."""
+    key, mirror = pos.key(), pos.mirror_key()
+    return (key, False) if key <= mirror else (mirror, True)
 
 
 def decode_key(key: int, g: Geometry = STANDARD) -> tuple[int, int]:

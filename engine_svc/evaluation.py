@@ -31,8 +31,9 @@ from numba import int8, int32, int64, uint64
 
 from connect4.geometry import MAX_BITS, STANDARD, Geometry
 from connect4.jit import kernel
+from connect4.kernels import kernels_for
 
-from .bits import popcount
+from connect4.bits import popcount
 
 COMPLETE = 1000          # a finished line
 PARITY_WEIGHT = 24       # a threat on its owner's zugzwang parity
@@ -125,10 +126,6 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     tag = f"{g.width}x{g.height}k{g.k}"
     K = g.k
     K1 = K + 1
-    H1 = g.h1
-    BOTTOM = uint64(g.bottom_mask)
-    BOARD = uint64(g.board_mask)
-    SENTINELS = uint64(g.bottom_mask << g.height)
     odd, even = row_masks(g)
     ODD, EVEN = uint64(odd), uint64(even)
     T = line_tables(g)
@@ -138,57 +135,16 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     L_INDEX = T.index
     DELTA = delta_table(K)
     VALUE = line_value_table(K)
-    # Shift distances of the four directions whose K-cell span fits in 64 bits;
-    # a run of m stones below x in direction d needs m*d < 64.
-    DIRS = np.array([d for d in (1, H1, H1 + 1, H1 - 1) if d * (K - 1) < MAX_BITS], dtype=np.int64)
-    N_DIRS = DIRS.shape[0]
-
-    @kernel(tag)
-    def winning_cells(pos, mask):
-        """Empty cells where ``pos`` would complete a line of K (any K).
-
-        A cell x completes a line in direction d when, for some j, the j cells
-        below it (x-d .. x-j*d) and the K-1-j cells above it hold stones."""
-        r = uint64(0)
-        for i in range(N_DIRS):
-            d = uint64(DIRS[i])
-            for j in range(K):
-                m = ~uint64(0)
-                for t in range(1, j + 1):
-                    m &= pos << (d * uint64(t))
-                for t in range(1, K - j):
-                    m &= pos >> (d * uint64(t))
-                r |= m
-        return r & (BOARD ^ mask)
-
-    @kernel(tag)
-    def winning_cells4(pos, mask):
-        """winning_cells for K = 4 with all four directions (Pascal Pons' formula)."""
-        # vertical: three stones right below
-        r = (pos << uint64(1)) & (pos << uint64(2)) & (pos << uint64(3))
-        for i in range(1, 4):
-            d = uint64(DIRS[i])
-            p = (pos << d) & (pos << (uint64(2) * d))
-            r |= p & (pos << (uint64(3) * d))   # xxx. : three on one side
-            r |= p & (pos >> d)                  # xx.x : two and one
-            p = (pos >> d) & (pos >> (uint64(2) * d))
-            r |= p & (pos >> (uint64(3) * d))   # .xxx
-            r |= p & (pos << d)                  # x.xx
-        return r & (BOARD ^ mask)
-
-    win_cells = winning_cells4 if K == 4 and N_DIRS == 4 else winning_cells
+    bk = kernels_for(g)  # the bitboard primitives of this board
+    win_cells = bk.winning_cells
+    lowest_per_column = bk.lowest_per_column
 
     @kernel(tag)
     def threat_term(wf, ws):
         """Threat/parity term, first player's view, from both sides' winning cells."""
         wf = uint64(wf)
         ws = uint64(ws)
-        t = wf | ws
-        # Lowest set bit of every column at once: with each column's sentinel
-        # set, subtracting BOTTOM borrows only inside a column, and y & ~(y-1)
-        # keeps the lowest bit of each group.
-        y = t | SENTINELS
-        low = y & ~(y - BOTTOM) & BOARD
+        low = lowest_per_column(wf | ws)  # the lowest threat of every column
         fl = low & wf
         sl = low & ws
         both = fl & sl
@@ -254,7 +210,6 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         geometry=g,
         n_lines=N_LINES,
         winning_cells=win_cells,
-        winning_cells_generic=winning_cells,
         threat_term=threat_term,
         play_lines=play_lines,
         line_delta=line_delta,

@@ -19,8 +19,8 @@ from numba import int64, uint64
 
 from connect4.geometry import STANDARD, Geometry
 from connect4.jit import kernel
+from connect4.kernels import kernels_for
 
-from .evaluation import eval_kernels
 
 C_PUCT = 1.5
 
@@ -33,7 +33,7 @@ def mcts_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     BOTTOM = uint64(g.bottom_mask)
     BOARD = uint64(g.board_mask)
     COLMASK = np.array([g.column_mask(c) for c in range(W)], dtype=np.uint64)
-    win_cells = eval_kernels(g).winning_cells
+    win_cells = kernels_for(g).winning_cells
 
     @kernel(tag)
     def rollout(cur, mask, ply):

@@ -29,9 +29,10 @@ from numba import int64, uint64
 
 from connect4.geometry import STANDARD, Geometry
 from connect4.jit import kernel
+from connect4.kernels import kernels_for
 
-from .bits import popcount
-from .evaluation import eval_kernels, line_tables
+from connect4.bits import popcount
+from .evaluation import line_tables
 
 WIN_VALUE = 1_000_000
 
@@ -65,7 +66,7 @@ def minimax_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     for c in ({(W - 1) // 2, W // 2}):  # one centre column, or both middle ones on even widths
         centre |= g.column_mask(c)
     CENTRE = uint64(centre)
-    win_cells = eval_kernels(g).winning_cells
+    win_cells = kernels_for(g).winning_cells
 
     @kernel(tag)
     def window_eval(me, opp, w):

@@ -25,7 +25,8 @@ from c4proto.connect4.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 from connect4 import Connect4Error, Geometry, Position
 from servicekit.deadlines import time_left
 
-from .books import BookSet
+from connect4 import STANDARD
+from connect4.bookset import BookSet
 from .evaluation import evaluate
 from .metrics import MOVES, NODES, SEARCH_SECONDS, record_speed
 from .players import DEFAULT_ENGINE_MS, Cancel, InvalidSpec, Stopped, list_players, make_player, parse_spec
@@ -100,7 +101,7 @@ class EnginePool:
 class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
     def __init__(self, settings: EngineSettings | None = None):
         self.settings = settings or EngineSettings()
-        self.books = BookSet(self.settings.book_paths())
+        self.books = BookSet(self.settings.book_paths(), STANDARD)
         self.pool = EnginePool(self.settings.tt_mb, max(1, self.settings.max_concurrent))
         self.slots = threading.BoundedSemaphore(max(1, self.settings.max_concurrent))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from .books import DEFAULT_BOOKS
+from connect4.bookset import SHIPPED_MOVE_BOOKS
 
 
 class EngineSettings(BaseSettings):
@@ -38,7 +38,7 @@ class EngineSettings(BaseSettings):
 
     def book_paths(self) -> list[Path]:
         if self.books is None:
-            return list(DEFAULT_BOOKS)
+            return list(SHIPPED_MOVE_BOOKS)
         if self.books.strip().lower() in ("", "none"):
             return []
         return [Path(p.strip()) for p in self.books.split(",") if p.strip()]

@@ -14,9 +14,8 @@ import time
 from dataclasses import dataclass
 
 from connect4 import STANDARD, Position
+from connect4.bookset import BookSet, best_of
 from solver_svc.solver import BudgetExceeded
-
-from books.lookup import BookSet, best_of
 
 from .builtin import Budget, SolverPool
 from .cache import Answer, AnswerCache

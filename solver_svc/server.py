@@ -9,9 +9,8 @@ import grpc
 
 from c4proto.connect4.v1 import solver_pb2_grpc
 from connect4 import STANDARD, Position
+from connect4.bookset import BookSet
 from servicekit.grpc_server import build_server, mark_serving, run_service
-
-from books.lookup import BookSet
 
 from .builtin import SolverPool
 from .cache import AnswerCache

@@ -133,7 +133,7 @@ def known_from_books(paths: Iterable[Path], g: Geometry) -> dict[int, int]:
     from connect4.keys import position_from_key
 
     from ..lookup import is_analysis_file
-    from .store import mirror_key
+    from connect4.keys import mirror_key
 
     known: dict[int, int] = {}
     for p in paths:

@@ -25,20 +25,9 @@ from typing import Iterable, Sequence
 import redis
 
 from connect4 import Geometry, Position
-from connect4.keys import mirror_bits
+from connect4.keys import canonical
 
 PREFIX = "c4:bookgen"
-
-
-def canonical(pos: Position) -> tuple[int, bool]:
-    """(smaller key of pos and its mirror, True when that is the mirror's)."""
-    k, m = pos.key(), pos.mirror_key()
-    return (m, True) if m < k else (k, False)
-
-
-def mirror_key(key: int, g: Geometry) -> int:
-    """The key of the mirrored position (keys mirror column-wise like boards)."""
-    return mirror_bits(key, g)
 
 
 def format_scores(scores: Sequence[int | None]) -> str:

@@ -26,7 +26,9 @@ from .app import app
 from solver_svc.solver import BudgetExceeded
 from .config import settings
 from .solving import BookSolver
-from .store import ResultStore, canonical
+from connect4.keys import canonical
+
+from .store import ResultStore
 
 log = logging.getLogger(__name__)
 

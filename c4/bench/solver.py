@@ -192,8 +192,8 @@ def run(args) -> int:
 
 
 def run_service_overhead(args, path: Path, rows) -> int:
-    """``--service``: see :mod:`solver_svc.benchmark`."""
-    from solver_svc.benchmark import measure
+    """``--service``: see :mod:`c4.bench._solver_service`."""
+    from c4.bench._solver_service import measure
 
     address = None if args.service == "spawn" else args.service
     if address is not None:

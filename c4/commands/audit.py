@@ -66,7 +66,7 @@ def run(args) -> int:
             check_spec(args.player)
             if args.opponent:
                 check_spec(args.opponent)
-        from books.lookup import load_setting
+        from connect4.bookset import load_setting
 
         books = load_setting(args.books)
         factory = PlayerFactory(STANDARD, via, books, engine_books=args.engine_books)

@@ -12,4 +12,6 @@ def register(sub) -> None:
     parser = sub.add_parser("bench", help="run a benchmark and print its figures")
     inner = parser.add_subparsers(dest="bench", metavar="NAME", required=True)
     for info in sorted(pkgutil.iter_modules(bench.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):  # a helper of a benchmark, not one of its own
+            continue
         importlib.import_module(f"{bench.__name__}.{info.name}").register(inner)

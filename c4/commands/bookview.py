@@ -53,7 +53,7 @@ def read_position(text: str, g: Geometry, as_key: bool = False, as_moves: bool =
 
 
 def describe(pos: Position, books) -> str:
-    from books.lookup import best_of
+    from connect4.bookset import best_of
 
     g = pos.geometry
     moves = format_moves(pos.moves, g)
@@ -98,7 +98,7 @@ def _columns(scores) -> str:
 
 
 def run(args) -> int:
-    from books.lookup import BookSet
+    from connect4.bookset import BookSet
 
     try:
         g = Geometry.parse(args.size) if args.size != "7x6" else STANDARD

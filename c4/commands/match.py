@@ -40,7 +40,8 @@ def run(args) -> int:
             print(f"c4 match: {exc}", file=sys.stderr)
             return 2
     from connect4.openings import random_openings
-    from engine_svc.books import DEFAULT_BOOKS, BookSet
+    from connect4 import STANDARD
+    from connect4.bookset import SHIPPED_MOVE_BOOKS, BookSet
 
     from c4.bookpaths import BookPathError, explicit_book_paths
 
@@ -52,9 +53,9 @@ def run(args) -> int:
         return 2
     books = None
     if args.books.strip().lower() == "default":
-        books = BookSet(DEFAULT_BOOKS)
+        books = BookSet(SHIPPED_MOVE_BOOKS, STANDARD)
     elif paths:
-        books = BookSet(paths)
+        books = BookSet(paths, STANDARD)
     start = time.perf_counter()
 
     def progress(n, record, result):

@@ -80,9 +80,9 @@ def run(args) -> int:
 
 
 def _perfect_books(args):
-    """The perfect player's BookSet (books.lookup), loaded only when a seat is perfect."""
+    """The perfect player's BookSet (connect4.bookset), loaded only when a seat is perfect."""
     if not any(s.strip().lower().split(":")[0] == "perfect" for s in (args.first, args.second)):
         return None
-    from books.lookup import load_setting
+    from connect4.bookset import load_setting
 
     return load_setting(args.books)

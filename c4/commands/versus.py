@@ -66,7 +66,7 @@ def run(args) -> int:
     try:
         if via.engine_addr is None and args.player.strip().lower() != "you":
             check_spec(args.player)
-        from books.lookup import load_setting
+        from connect4.bookset import load_setting
 
         books = load_setting(args.books)
         factory = PlayerFactory(start.geometry, via, books, engine_books=args.engine_books)

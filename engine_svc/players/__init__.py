@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from connect4.geometry import STANDARD, Geometry
 
-from ..books import BookSet
+from connect4.bookset import BookSet
 from ..minimax import BLOCKER, CASUAL
 from ..search import DepthReport, Engine, SearchResult
 from ..stopping import Cancel, Stopped

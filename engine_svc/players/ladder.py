@@ -12,7 +12,7 @@ from connect4.errors import InvalidPosition
 from connect4.geometry import STANDARD, Geometry
 from connect4.scores import end_ply
 
-from ..books import BookSet
+from connect4.bookset import BookSet
 from ..evaluation import COMPLETE, line_tables
 from ..mcts import C_PUCT, mcts_kernels
 from ..minimax import CASUAL, WIN_VALUE, WindowWeights, minimax_kernels, weights_array

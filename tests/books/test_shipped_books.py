@@ -94,7 +94,7 @@ def test_the_analysis_book_opens_with_the_published_values_of_the_first_move():
     solver prints them): only the centre wins. Each one-stone position's own
     analysis agrees with it, so the page's Analyze and the perfect player's
     reply to any first move come from the book."""
-    from books.lookup import BookSet
+    from connect4.bookset import BookSet
 
     books = BookSet.load_files([BOOKS / "7x6-analysis.txt"])
     assert books.analysis(Position()) == (-2, -1, 0, 1, 0, -1, -2)

@@ -4,7 +4,7 @@ import os
 
 from connect4 import Position
 from connect4.book import format_move_entry
-from engine_svc.books import BookSet
+from connect4.bookset import BookSet
 from engine_svc.players import make_player
 
 
@@ -89,7 +89,7 @@ def test_missing_or_unreadable_books_warn_once_and_play_on(tmp_path, caplog):
     _write(junk, ["this is not a book", "nor is this"])
     books = BookSet([missing, folder, junk])
     p = Position.parse("4")
-    with caplog.at_level("INFO", logger="engine_svc.books"):
+    with caplog.at_level("INFO", logger="connect4.bookset"):
         for _ in range(3):
             assert books.lookup(p) is None
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and "line skipped" not in r.getMessage()]
@@ -101,17 +101,17 @@ def test_missing_or_unreadable_books_warn_once_and_play_on(tmp_path, caplog):
     _write(missing, [format_move_entry(p.key(), 3, 2)])  # appears later: read at the next lookup
     assert books.lookup(p)[0].column == 3
     missing.unlink()
-    with caplog.at_level("WARNING", logger="engine_svc.books"):
+    with caplog.at_level("WARNING", logger="connect4.bookset"):
         assert books.lookup(p) is None
     assert [str(missing) in r.getMessage() for r in caplog.records] == [True]  # gone again: told again
 
 
 def test_the_shipped_books_may_be_absent_without_a_warning(tmp_path, caplog):
-    from engine_svc.books import DEFAULT_BOOKS
+    from connect4.bookset import SHIPPED_MOVE_BOOKS as DEFAULT_BOOKS
 
     absent = [p for p in DEFAULT_BOOKS if not p.exists()]
     books = BookSet([*DEFAULT_BOOKS, tmp_path / "configured.txt"])
-    with caplog.at_level("INFO", logger="engine_svc.books"):
+    with caplog.at_level("INFO", logger="connect4.bookset"):
         books.lookup(Position.parse("4"))
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert len(warned) == 1 and "configured.txt" in warned[0]

@@ -343,7 +343,7 @@ def test_a_missing_configured_book_is_one_warning_and_the_service_plays_on(tmp_p
     server, health, port = build_server("127.0.0.1:0", add_servicer(servicer), max_workers=4)
     server.start()
     try:
-        with caplog.at_level("WARNING", logger="engine_svc.books"):
+        with caplog.at_level("WARNING", logger="connect4.bookset"):
             warm_up(servicer)
             mark_serving(health)
             with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
@@ -351,7 +351,7 @@ def test_a_missing_configured_book_is_one_warning_and_the_service_plays_on(tmp_p
                 for _ in range(3):
                     r = s.Move(engine_pb2.MoveRequest(position=pos("4"), player="engine:50"))
                     assert 1 <= r.column <= 7 and not r.book
-        warned = [r.getMessage() for r in caplog.records if r.name == "engine_svc.books"]
+        warned = [r.getMessage() for r in caplog.records if r.name == "connect4.bookset"]
         assert len(warned) == 1 and str(missing) in warned[0] and "not found" in warned[0]
     finally:
         server.stop(0)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from books import BOOK_DIR
-from books.lookup import BookSet, best_of, book_files, geometry_of, is_analysis_file
+from connect4.bookset import BookSet, best_of, book_files, geometry_of, is_analysis_file
 from connect4 import Geometry, Position, STANDARD
 from connect4.book import format_analysis_entry, format_move_entry
 from connect4.keys import position_from_key
@@ -157,7 +157,7 @@ def test_entries_that_do_not_fit_their_position_are_ignored_with_a_warning(tmp_p
     for path in (moves, analysis):
         books = BookSet.load_files([path])
         assert not books.problems  # well-formed lines: only the position shows them wrong
-        with caplog.at_level("WARNING", logger="books.lookup"):
+        with caplog.at_level("WARNING", logger="connect4.bookset"):
             assert books.best_move(pos) is None and books.score(pos) is None and books.hits(pos) == []
         warned = [r for r in caplog.records if "book entry ignored" in r.getMessage()]
         assert len(warned) == 1 and path.name in warned[0].getMessage()  # once per entry, naming the book
@@ -296,7 +296,7 @@ def test_book_warnings_name_the_file_in_the_message(tmp_path, caplog):
     """The message itself names the file, so a handler that prints only the
     message (the CLI's default) still says which book."""
     missing = tmp_path / "7x6-missing.txt"
-    with caplog.at_level("WARNING", logger="books.lookup"):
+    with caplog.at_level("WARNING", logger="connect4.bookset"):
         assert book_files(str(missing)) == []
         BookSet.load_files([tmp_path])  # a folder is no book file
     messages = [r.getMessage() for r in caplog.records]

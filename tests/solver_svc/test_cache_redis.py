@@ -87,7 +87,7 @@ def test_best_move_is_cached_without_a_full_analysis(redis_url):
     from solver_svc.solver import Solver
 
     scores = Solver(tt_log2=TT_LOG2).analyze(pos)
-    from books.lookup import best_of
+    from connect4.bookset import best_of
 
     assert (first.column, first.score) == best_of(scores, pos.geometry)
     again = oracle_for(redis_url).best_move(pos, Budget())  # from Redis, no search

@@ -11,8 +11,8 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from c4proto.connect4.v1 import solver_pb2, solver_pb2_grpc
-from solver_svc.benchmark import _free_port as free_port
-from solver_svc.benchmark import spawn_service, wait_serving
+from c4.bench._solver_service import _free_port as free_port
+from c4.bench._solver_service import spawn_service, wait_serving
 
 from .support import KNOWN, TT_LOG2, position
 

@@ -1,6 +1,6 @@
 """The perfect player with a deadline, measured over games against the ladder.
 
-    python -m solver_svc.perfect_bench [--games 20] [--deadline-ms 1000]
+    c4 bench perfect [--games 20] [--deadline-ms 1000]
         [--unproved-out FILE] [--slow-out FILE] [--moves-out FILE] [--address HOST:PORT] [--json]
 
 Plays games from the empty board: the perfect player (BestMove through the
@@ -33,7 +33,7 @@ from c4proto.connect4.v1 import common_pb2, solver_pb2, solver_pb2_grpc
 from connect4 import STANDARD, Position
 from connect4.notation import format_moves
 
-log = logging.getLogger("solver_svc.perfect_bench")
+log = logging.getLogger("c4.bench.perfect")
 
 OPPONENTS = ["random", "greedy", "gated", "easy", "medium", "hard", "minimax:6", "mcts:2000",
              "engine:100", "engine:300"]
@@ -127,8 +127,14 @@ def _by_ply(moves: list[dict], seat: str) -> dict[int, list[dict]]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m solver_svc.perfect_bench", description=__doc__.split("\n\n")[0])
+def register(sub) -> None:
+    p = sub.add_parser("perfect", help="the perfect player with a deadline against the ladder",
+                       description=__doc__.split("\n\n")[0])
+    add_arguments(p)
+    p.set_defaults(run=run)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--deadline-ms", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
@@ -137,7 +143,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slow-out", help="write the positions not proved within 100 ms here")
     parser.add_argument("--moves-out", help="write every perfect move here, one JSON object a line")
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="c4 bench perfect", description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
 
     from servicekit.logs import configure_logging
 
@@ -145,8 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     server = None
     address = args.address
     if address is None:
-        from .server import start_server
-        from .settings import SolverSettings
+        from solver_svc.server import start_server
+        from solver_svc.settings import SolverSettings
 
         settings = SolverSettings(port=0, metrics_port=0)
         server, port, _ = start_server(settings)

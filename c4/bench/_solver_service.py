@@ -67,7 +67,7 @@ def measure(moves_list: list[str], address: str | None, tt_log2: int | None, pro
     """Analyze every position in process and through the service; figures."""
     from solver_svc.solver import Solver
 
-    from .server import WARMUP_MOVES
+    from solver_svc.server import WARMUP_MOVES
 
     positions = [Position.parse(m) for m in moves_list]
     solver = Solver(STANDARD, tt_log2)

@@ -1,7 +1,9 @@
 """Bit intrinsics for numba kernels: one machine instruction each.
 
 numba has no popcount or count-trailing-zeros for integers, so these emit the
-LLVM intrinsics directly (POPCNT / TZCNT on x86-64).
+LLVM intrinsics directly (POPCNT / TZCNT on x86-64). Kernels call them like
+functions; :func:`connect4.kernels.kernels_for` hands them out with the other
+primitives of a board.
 """
 
 from __future__ import annotations
