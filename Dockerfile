@@ -21,21 +21,27 @@ RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin c4 \
  && chown c4 "$NUMBA_CACHE_DIR" /var/lib/c4/learned
 WORKDIR /app
 
-# Dependencies first, from pyproject.toml alone, so a code change reuses this layer.
-COPY pyproject.toml ./
+# Dependencies first, from pyproject.toml and constraints.txt alone, so a code
+# change reuses this layer: the runtime dependencies only (no extras), at the
+# versions of constraints.txt, the same pins `make` installs.
+COPY pyproject.toml constraints.txt ./
 RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
         > /tmp/requirements.txt \
- && pip install -r /tmp/requirements.txt \
+ && pip install -c constraints.txt -r /tmp/requirements.txt \
  && rm /tmp/requirements.txt
 
 # The code, installed in place (web/ and books/ stay beside the packages that read them).
 COPY . .
-RUN pip install --no-deps -e . \
+RUN pip install --no-deps --no-build-isolation -e . \
  && python -m compileall -q .
 
 # Warm numba cache: start each service until SERVING, as the user that runs them.
-# The cache is keyed by the CPU: on a different CPU model a service recompiles
-# at start (still correct; it reports ready only when warm).
+# Numba keys its cache by the CPU it compiles for; naming a CPU level here (and
+# so in every container) instead of the build machine's own model makes the
+# cache fit any x86-64 CPU that has that level (docs/deploy.md: the choice and
+# its measured cost).
+ENV NUMBA_CPU_NAME=x86-64-v2 \
+    NUMBA_CPU_FEATURES=+popcnt
 USER c4
 RUN python deploy/warm_cache.py
 

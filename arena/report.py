@@ -222,7 +222,11 @@ def _wdl(t: dict) -> str:
 # -- plots -----------------------------------------------------------------------
 def plots(raw: dict, summary: dict, out: Path) -> list[Path]:
     """``scores.png`` (score matrix), ``pairs.png`` (pair scores with intervals), ``elo.png`` (ratings)."""
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError as exc:  # an optional extra: the runtime image leaves it out
+        raise ImportError("the arena's plots need matplotlib: pip install 'connect4-stack[reports]' "
+                          "(make installs it)") from exc
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -276,8 +276,9 @@ def add_servicer(servicer: EngineServicer):
 def main() -> None:
     from servicekit.grpc_server import run_service
     from servicekit.logs import configure_logging
+    from servicekit.settings_check import settings_or_exit
 
-    settings = EngineSettings()
+    settings = settings_or_exit(EngineSettings, "engine")
     configure_logging("engine", settings.log_level)
     servicer = EngineServicer(settings)
     run_service(

@@ -8,6 +8,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from servicekit.logs import configure_logging
+from servicekit.settings_check import settings_or_exit
 
 from .app import create_app
 from .settings import GatewaySettings
@@ -21,7 +22,8 @@ def app_from_env() -> FastAPI:
 
 
 def main() -> None:
-    settings = GatewaySettings()
+    # C4_GATEWAY_MCP_URL is c4 mcp-stdio's, not the gateway's
+    settings = settings_or_exit(GatewaySettings, "gateway", also=["C4_GATEWAY_MCP_URL"])
     configure_logging("gateway", settings.log_level)
     common: dict[str, Any] = dict(host=settings.host, port=settings.port, log_config=None, access_log=False, lifespan="on",
                   ws_ping_interval=20, ws_max_size=64 * 1024)  # a watcher only sends pings

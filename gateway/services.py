@@ -126,7 +126,7 @@ class _Target:
             infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
             target = _address_target(infos, port)
             if target and target != self.target:
-                log.info("service addresses changed", extra={"service": self.service, "name": self.addr,
+                log.info("service addresses changed", extra={"service": self.service, "address": self.addr,
                                                              "before": self.target, "now": target})
                 old = self.channel
                 self.target, self.channel = target, _channel(target, self.service, self.attempts)
@@ -135,7 +135,9 @@ class _Target:
                 self._old.add(closing)
                 closing.add_done_callback(self._old.discard)
         except OSError as exc:  # the name is gone for now: keep the channel we have
-            log.warning("cannot resolve service name", extra={"name": self.addr, "error": str(exc)})
+            log.warning("cannot resolve service name", extra={"address": self.addr, "error": str(exc)})
+        except Exception:  # never let a failed refresh stop the next one
+            log.exception("re-resolving a service name failed", extra={"address": self.addr})
         finally:
             self.resolved_at = time.monotonic()
             self._task = None

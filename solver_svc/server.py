@@ -85,8 +85,9 @@ def start_server(settings: SolverSettings, oracle: Oracle | None = None, warm: b
 
 def main() -> None:
     from servicekit.logs import configure_logging
+    from servicekit.settings_check import settings_or_exit
 
-    settings = SolverSettings()
+    settings = settings_or_exit(SolverSettings, "solver")
     configure_logging("solver", settings.log_level)
     oracle = build_oracle(settings)
     log.info("solver configured", extra={

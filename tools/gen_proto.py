@@ -22,8 +22,12 @@ HEADER = '"""Generated from proto/ by tools/gen_proto.py; do not edit."""\n'
 
 
 def generate(out: Path) -> None:
-    from grpc_tools import protoc
-    import grpc_tools
+    try:
+        import grpc_tools
+        from grpc_tools import protoc
+    except ImportError as exc:  # an optional extra: the runtime image leaves it out
+        raise SystemExit("tools/gen_proto.py needs grpcio-tools: pip install 'connect4-stack[proto]' "
+                         "(make installs it)") from exc
 
     files = sorted(str(p.relative_to(PROTO)) for p in PROTO.rglob("*.proto"))
     include = str(Path(grpc_tools.__file__).parent / "_proto")

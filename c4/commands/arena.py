@@ -58,6 +58,10 @@ def run(args) -> int:
         return fail(str(exc))
     if len(args.players) < 2:
         return fail("give at least two players")
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:  # the plots come last: say so before the games
+        return fail("the report's plots need matplotlib: pip install 'connect4-stack[reports]' (make installs it)")
     if len(set(args.players)) != len(args.players):
         return fail("every player may appear once")
     if args.opening_plies >= geometry.cells:

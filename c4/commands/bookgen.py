@@ -165,8 +165,12 @@ def run_worker(args) -> int:
     import os
     import socket
 
-    from books.bookgen.app import app
+    from books.bookgen.config import BookgenSettings
     from books.bookgen.workers import worker_argv
+    from servicekit.settings_check import settings_or_exit
+
+    settings_or_exit(BookgenSettings, "c4 bookgen worker")
+    from books.bookgen.app import app
 
     name = args.name or f"bookgen-{os.getpid()}@{socket.gethostname()}"
     app.worker_main(worker_argv(name, args.concurrency, args.loglevel))

@@ -104,7 +104,9 @@ def serve(redis_url: str, port: int, host: str = "127.0.0.1", queues: list[str] 
 def main() -> None:
     from servicekit.logs import configure_logging
 
-    cfg = QueueMetricsSettings()
+    from servicekit.settings_check import settings_or_exit
+
+    cfg = settings_or_exit(QueueMetricsSettings, "queue-metrics")
     configure_logging("queue-metrics", cfg.log_level)
     serve(cfg.redis_url, cfg.port, cfg.host)
     log.info("serving bookgen queue metrics", extra={"address": f"{cfg.host}:{cfg.port}"})

@@ -38,7 +38,9 @@ CLIENT = textwrap.dedent("""
     from pathlib import Path
     from grpc_health.v1 import health_pb2, health_pb2_grpc
     from gateway.services import Services
+    from servicekit.logs import configure_logging
 
+    configure_logging("gateway", "INFO")  # the gateway's own logging: its log lines must work too
     port, stop = int(sys.argv[1]), Path(sys.argv[2])
 
     async def main():
@@ -82,14 +84,14 @@ def serve(host: str, port: int):
     return server, servicer
 
 
-def wait_for(predicate, what: str, timeout: float, proc: subprocess.Popen) -> None:
+def wait_for(predicate, what: str, timeout: float, proc: subprocess.Popen, errors) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
             return
         if proc.poll() is not None:
             raise AssertionError(f"the client exited ({proc.returncode}) while waiting for {what}: "
-                                 f"{proc.stderr.read()}")
+                                 f"{errors()}")
         time.sleep(0.05)
     raise AssertionError(f"gave up waiting for {what}")
 
@@ -104,22 +106,24 @@ def test_second_replica_gets_calls_after_it_appears(tmp_path):
     proc = subprocess.Popen(
         ["unshare", "--mount", "sh", "-c", 'mount --bind "$1" /etc/hosts && exec "$2" -c "$3" "$4" "$5"', "sh",
          str(hosts), sys.executable, CLIENT, str(port), str(stop)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO)
+        stdout=subprocess.PIPE, stderr=open(tmp_path / "client.log", "w"), text=True, env=env, cwd=REPO)
+    errors = (tmp_path / "client.log").read_text
     try:
-        assert proc.stdout.readline().strip() == "first call answered", proc.stderr.read()
-        wait_for(lambda: first_counts.calls >= 20, "calls to the first replica", 60, proc)
+        assert proc.stdout.readline().strip() == "first call answered", errors()
+        wait_for(lambda: first_counts.calls >= 20, "calls to the first replica", 60, proc, errors)
         second, second_counts = serve("127.0.0.3", port)  # a new replica: healthy, not yet in DNS
         with open(hosts, "a") as f:  # in place: the bind mount keeps showing this file
             f.write(f"127.0.0.3 {NAME}\n")
         appeared = time.monotonic()
-        wait_for(lambda: second_counts.calls >= 20, "calls to the second replica", 60, proc)
+        wait_for(lambda: second_counts.calls >= 20, "calls to the second replica", 60, proc, errors)
         took = time.monotonic() - appeared
         before = first_counts.calls
-        wait_for(lambda: first_counts.calls >= before + 20, "calls to the first replica again", 60, proc)
+        wait_for(lambda: first_counts.calls >= before + 20, "calls to the first replica again", 60, proc, errors)
         print(f"second replica called {second_counts.calls} times, the first {first_counts.calls} times; "
               f"its first 20 calls within {took:.1f} s of its name appearing")
         stop.touch()
-        assert proc.wait(60) == 0, proc.stderr.read()
+        assert proc.wait(60) == 0, errors()
+        assert "service addresses changed" in errors()
     finally:
         stop.touch()
         if proc.poll() is None:
