@@ -6,8 +6,9 @@
 #   3. build the image (one service builds it, the rest use it by name)
 #   4. up -d --wait: every service healthy
 #   5. a move over REST and over the JSON bridge (deploy/smoke.py)
-#   6. scale the engine to 2: both healthy, and the new replica gets the gateway's calls
-#   7. down -v (also when a step fails)
+#   6. a .env with a misspelt setting: the service refuses to start, naming it
+#   7. scale the engine to 2: both healthy, and the new replica gets the gateway's calls
+#   8. down -v (also when a step fails)
 # Each step logs its time; any failure ends the script non-zero with the reason.
 # Where Docker cannot start, that is a failure, not a skip.
 #
@@ -36,8 +37,10 @@ took
 
 export C4_HTTP_PORT=${C4_HTTP_PORT:-$(free_port)} C4_BRIDGE_PORT=${C4_BRIDGE_PORT:-$(free_port)}
 compose() { docker compose -p "$PROJECT" "$@"; }
+made_env=0
 down() {
     local rc=$?
+    [ "$made_env" = 1 ] && rm -f .env
     if [ "${CI_DOCKER_KEEP:-0}" = 1 ]; then log "CI_DOCKER_KEEP=1: the stack keeps running (project $PROJECT)"; return; fi
     if [ $rc -ne 0 ]; then
         log "last log lines of each service:"
@@ -73,6 +76,23 @@ done
 step "a move over REST and over the bridge"
 python3 deploy/smoke.py "http://127.0.0.1:$C4_HTTP_PORT" "127.0.0.1:$C4_BRIDGE_PORT" --moves 3 \
     || fail "the smoke game failed"
+took
+
+step "a misspelt setting in .env stops the service with one line naming it"
+if [ -e .env ]; then
+    log "   a .env exists here: left alone, step skipped"
+else
+    made_env=1
+    printf 'C4_ENGINE_TT_MBB=64\n' >.env
+    rc=0
+    out=$(compose run --rm --no-deps -T engine 2>&1) || rc=$?
+    rm -f .env
+    made_env=0
+    [ "$rc" = 2 ] || fail "the engine with C4_ENGINE_TT_MBB in .env exited $rc, not 2: $out"
+    line=$(printf '%s\n' "$out" | grep -m1 'unknown setting C4_ENGINE_TT_MBB') \
+        || fail "no line naming C4_ENGINE_TT_MBB: $out"
+    log "   exit 2: ${line:0:90}..."
+fi
 took
 
 step "scale the engine to 2"

@@ -352,6 +352,13 @@ def test_probes_are_cheap_and_patient(resolved):
         assert parse_seconds(check["timeout"]) >= 3 and check["retries"] >= 3, (name, check)
 
 
+def test_dotenv_reaches_the_services_when_there(raw):
+    """So each service checks a .env's settings of its own at start (unknown or malformed: exit 2)."""
+    for name, service in raw["services"].items():
+        if name != "redis":
+            assert service["env_file"] == [{"path": ".env", "required": False}], name
+
+
 def test_one_service_builds_the_image(resolved):
     app = [name for name, service in resolved["services"].items()
            if service.get("image") == resolved["services"]["engine"]["image"]]
