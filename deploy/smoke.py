@@ -22,7 +22,7 @@ def post(url: str, body: dict, headers: dict | None = None) -> dict:
         with urllib.request.urlopen(req, timeout=120) as reply:
             return json.loads(reply.read())
     except urllib.error.HTTPError as err:
-        raise SystemExit(f"smoke: POST {url}: HTTP {err.code} {err.read(500).decode(errors='replace')}")
+        raise SystemExit(f"smoke: POST {url}: HTTP {err.code} {err.read(500).decode(errors='replace')}") from None
 
 
 def rest_moves(base: str, moves: int) -> None:

@@ -14,6 +14,7 @@ DEADLINE_EXCEEDED -> 504 ``timeout``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import socket
@@ -99,12 +100,10 @@ class _Target:
         self.name = _dns_name(addr)
         self.interval = resolve_interval_s
         self.target = addr
-        if self.name:
-            try:
+        if self.name:  # not resolvable yet (OSError): gRPC's resolver keeps trying, so do we
+            with contextlib.suppress(OSError):
                 self.target = _address_target(socket.getaddrinfo(*self.name, type=socket.SOCK_STREAM),
                                               self.name[1]) or addr
-            except OSError:  # not resolvable yet: gRPC's resolver keeps trying, so do we
-                pass
         self.resolved_at = time.monotonic()
         self.channel = _channel(self.target, service, attempts)
         self.stub = stub_class(self.channel)
@@ -114,10 +113,8 @@ class _Target:
     def current(self):
         """The stub to call now; starts a re-resolution when one is due."""
         if self.name and self._task is None and time.monotonic() - self.resolved_at >= self.interval:
-            try:
+            with contextlib.suppress(RuntimeError):  # no event loop: the next call in one will do it
                 self._task = asyncio.get_running_loop().create_task(self._refresh())
-            except RuntimeError:  # no event loop: the next call in one will do it
-                pass
         return self.stub
 
     async def _refresh(self) -> None:

@@ -171,9 +171,11 @@ def health_status(health_servicer: health.HealthServicer):
     """For ``/healthz``: the server's overall status ("") as gRPC health clients see it."""
     request = health_pb2.HealthCheckRequest(service="")
 
+    serving, name = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.ServingStatus.Name
+
     def check() -> tuple[bool, str]:
         status = health_servicer.Check(request, None).status
-        return status == health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.ServingStatus.Name(status)
+        return status == serving, name(status)
 
     return check
 

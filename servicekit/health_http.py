@@ -64,7 +64,7 @@ class HealthServer:
         self.host, self.port = host, self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, name="health-http", daemon=True)
 
-    def start(self) -> "HealthServer":
+    def start(self) -> HealthServer:
         self._thread.start()
         log.info("metrics and health listening", extra={"address": f"{self.host}:{self.port}",
                                                         "paths": "/metrics /healthz"})

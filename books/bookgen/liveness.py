@@ -25,7 +25,7 @@ class _State:
         self.lock = threading.Lock()
         self.consuming = False
         self.last_tick = 0.0
-        self.server = None
+        self.server: object | None = None  # the HealthServer, once started
 
     def tick(self) -> None:
         with self.lock:

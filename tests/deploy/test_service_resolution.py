@@ -103,10 +103,11 @@ def test_second_replica_gets_calls_after_it_appears(tmp_path):
     first, first_counts = serve("127.0.0.2", port)
     second = None
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    client_log = open(tmp_path / "client.log", "w")  # noqa: SIM115 - the child writes it while we wait
     proc = subprocess.Popen(
         ["unshare", "--mount", "sh", "-c", 'mount --bind "$1" /etc/hosts && exec "$2" -c "$3" "$4" "$5"', "sh",
          str(hosts), sys.executable, CLIENT, str(port), str(stop)],
-        stdout=subprocess.PIPE, stderr=open(tmp_path / "client.log", "w"), text=True, env=env, cwd=REPO)
+        stdout=subprocess.PIPE, stderr=client_log, text=True, env=env, cwd=REPO)
     errors = (tmp_path / "client.log").read_text
     try:
         assert proc.stdout.readline().strip() == "first call answered", errors()
@@ -129,6 +130,7 @@ def test_second_replica_gets_calls_after_it_appears(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        client_log.close()
         first.stop(0)
         if second:
             second.stop(0)

@@ -32,7 +32,7 @@ def test_up_without_redis_server_on_path(tmp_path):
     env["PATH"] = str(bare)
     assert shutil.which("redis-server", path=env["PATH"]) is None
     data, http_port, bridge_port = tmp_path / "data", free_port(), free_port()
-    log = open(tmp_path / "up.log", "wb")
+    log = open(tmp_path / "up.log", "wb")  # noqa: SIM115 - c4 up writes it while the test runs
     proc = subprocess.Popen(
         [sys.executable, "-m", "c4.main", "up", "--http-port", str(http_port), "--bridge-port", str(bridge_port),
          "--data-dir", str(data), "--workers", "0", "--color", "never", "--start-timeout", "600"],
