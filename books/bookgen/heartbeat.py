@@ -21,7 +21,9 @@ be longer than the longest task. So:
 
 A worker that was only slow (SIGSTOP, an overloaded machine) and comes back
 finishes its copy too: tasks are idempotent (the result is looked up first),
-so the duplicate changes nothing.
+so the duplicate changes nothing. The same holds for a task a worker keeps
+unstarted on purpose for longer than ``unheld_grace_s`` (a retry waiting
+out its back-off after a lost Redis connection): it may run twice.
 """
 
 from __future__ import annotations
@@ -90,9 +92,11 @@ def orphans(client: redis.Redis, unheld_grace_s: float, now: float | None = None
 
 def restore(app, tag: bytes) -> None:
     """Put one taken message back at the head of its queue (kombu's own
-    transaction: it watches ``unacked``, so a second reaper restores nothing)."""
+    transaction: it watches ``unacked``, so a second reaper restores nothing).
+    Producers LPUSH and consumers BRPOP, so the right end (``leftmost=False``)
+    is the one taken next."""
     with app.connection_for_write() as conn:
-        conn.default_channel.qos.restore_by_tag(tag, leftmost=True)
+        conn.default_channel.qos.restore_by_tag(tag, leftmost=False)
 
 
 def reap(app, client: redis.Redis, unheld_grace_s: float) -> list[str]:
@@ -122,7 +126,7 @@ class Heartbeat:
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="bookgen-heartbeat", daemon=True)
 
-    def start(self) -> "Heartbeat":
+    def start(self) -> Heartbeat:
         self.thread.start()
         return self
 

@@ -13,7 +13,9 @@ Faults: ``engine``, ``solver``, ``gateway``, ``redis`` (kill -9 of that
 child mid-request), ``redis-stop`` (SIGSTOP until the supervisor restarts
 it), ``worker`` (kill -9 of a whole bookgen worker mid-task while
 ``c4 bookgen opening`` runs against the stack; recovered when the killed
-task's result is stored), and the gateway-level ones ``maxmemory`` (Redis
+task's result is stored), and the gateway-level ones ``reply-drop`` (a
+second stack whose Redis is behind :class:`~c4.stack.fault_proxy.ReplyDropProxy`:
+three saves land and their replies are cut), ``maxmemory`` (Redis
 full: maxmemory set just above its use for a few seconds) and ``slowloris``
 (many connections that never finish their headers; recovered when the
 gateway has closed them all, else the row says how many were still held).
@@ -33,18 +35,24 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import httpx
 
+from c4.stack.fault_clients import (
+    Audit,
+    Player,
+    answers_between,
+    audit,
+    game_ids_in_redis,
+    in_flight_at,
+)
 from c4.stack.launch import REPO, UpProcess
 
-from c4.stack.fault_clients import Audit, Player, answers_between, audit, game_ids_in_redis, in_flight_at
-
 KILLS = ("engine", "solver", "gateway", "redis")
-ALL = (*KILLS, "redis-stop", "worker", "maxmemory", "slowloris")
+ALL = (*KILLS, "redis-stop", "worker", "reply-drop", "maxmemory", "slowloris")
 # A 7x6 position of Pons' set L1_R2: a book tree of 8 positions of about a second each.
 BOOK_START, BOOK_PLIES = "35612337464", "4"
 
@@ -168,8 +176,8 @@ def _parent_of(pid: int) -> int:
 def kill_worker_mid_task(up: UpProcess, out: Path) -> tuple[float, float, int, str, int]:
     """Run the opening book on the stack, kill -9 the worker (its whole group)
     that holds a task mid-way; (t_fault, t_its_result, tasks in flight, note, exit code)."""
-    from connect4 import Position
     from books.bookgen.store import ResultStore
+    from connect4 import Position
 
     store = ResultStore.from_url(up.redis_url, Position().geometry)
     run = bookgen_opening(up, out)
@@ -188,7 +196,7 @@ def kill_worker_mid_task(up: UpProcess, out: Path) -> tuple[float, float, int, s
         os.killpg(os.getpgid(worker), signal.SIGKILL)
         wait_until(lambda: store.bests([key])[0] is not None, "the killed task's result", 300, every=0.2)
         t1 = time.monotonic()
-        _, err = run.communicate(timeout=600)
+        run.communicate(timeout=600)
         return t0, t1, n, f"{name} killed; the task ran again {t1 - t0:.1f}s later", run.returncode
     finally:
         if run.poll() is None:
@@ -263,6 +271,18 @@ def slowloris(up: UpProcess, players: list[Player], sockets: int = 300, watch_s:
     return t0, (t1 if released else None), n, note
 
 
+def drop_replies(proxy, times: int = 3) -> Fault:
+    def inject(up: UpProcess, players: list[Player]):
+        wait_in_flight(players, ("move", "create"), min_age_s=0.0)
+        t0 = time.monotonic()
+        n = in_flight_now(players)
+        before = proxy.dropped
+        proxy.arm(times)
+        wait_until(lambda: proxy.dropped >= before + times, f"{times} replies dropped", 120)
+        return t0, answered_again(up), n, f"{times} save replies dropped after the save landed"
+    return inject
+
+
 FAULTS: dict[str, Fault] = {
     "engine": kill_child("engine", ("move",)),
     "solver": kill_child("solver", ("analysis",)),
@@ -277,7 +297,7 @@ FAULTS: dict[str, Fault] = {
 # --------------------------------------------------------------------------- one measured fault
 
 
-def measure(up: UpProcess, name: str, players: int = 3, think_ms: int = 300) -> FaultResult:
+def measure(up: UpProcess, name: str, players: int = 3, think_ms: int = 300, fault: Fault | None = None) -> FaultResult:
     """Players play; the fault strikes; they go on until the stack answers again; the games are read back."""
     known = game_ids_in_redis(up.redis_url)
     stop = threading.Event()
@@ -286,7 +306,7 @@ def measure(up: UpProcess, name: str, players: int = 3, think_ms: int = 300) -> 
         p.start()
     try:
         wait_until(lambda: all(p.games for p in crowd), "every player to have a game", 120)
-        t0, t1, n, note = FAULTS[name](up, crowd)
+        t0, t1, n, note = (fault or FAULTS[name])(up, crowd)
         end = t1 if t1 is not None else time.monotonic()
         # let every player get one more answer after the recovery, so the last ones are counted
         after = time.monotonic()
@@ -311,6 +331,24 @@ def measure_worker(up: UpProcess, tmp: Path) -> FaultResult:
     note += "; book byte-identical to a clean run" if same and code == 0 else f"; run exit {code}, same book {same}"
     return FaultResult("worker", n, Counter({"bookgen run finished" if code == 0 else f"bookgen exit {code}": 1}),
                        t1 - t0, Audit(0, [], [], [], []), 0, note, {"same_book": same})
+
+
+def measure_reply_drop(tmp: Path, players: int, think_ms: int) -> FaultResult:
+    from books.bookgen.workers import LocalRedis
+    from c4.stack.fault_proxy import ReplyDropProxy
+
+    server = LocalRedis(tmp / "proxied-redis").start()
+    proxy = ReplyDropProxy(server.port)
+    try:
+        with UpProcess(tmp / "proxied-stack", workers=0, extra_args=("--redis-url", proxy.url),
+                       env={"C4_GATEWAY_DEFAULT_OPPONENT": "engine:100"}) as up:
+            up.wait_ready()
+            return measure(up, "reply-drop", players, think_ms, fault=drop_replies(proxy))
+    except (TimeoutError, RuntimeError) as err:
+        return FaultResult("reply-drop", 0, Counter(), None, Audit(0, [], [], [], []), 0, f"not measured: {err}"[:300])
+    finally:
+        proxy.close()
+        server.stop()
 
 
 # --------------------------------------------------------------------------- the command
@@ -359,18 +397,25 @@ def run(args) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="c4-bench-faults-"))
     rows: list[FaultResult] = []
     load_before = os.getloadavg()[0]
-    with UpProcess(tmp / "stack", workers=2, extra_args=("--redis-hang-restart", str(args.redis_hang_restart)),
-                   env={"C4_GATEWAY_DEFAULT_OPPONENT": "engine:100"}) as up:
-        up.wait_ready()
-        for name in names:
-            print(f"c4 bench faults: {name} ...", file=sys.stderr)
-            try:
-                row = measure_worker(up, tmp) if name == "worker" else measure(up, name, args.players, args.think_ms)
-            except (TimeoutError, RuntimeError) as err:
-                row = FaultResult(name, 0, Counter(), None, Audit(0, [], [], [], []), 0, f"not measured: {err}"[:300])
-            rows.append(row)
-            if not args.json:
-                print(table([row], False), file=sys.stderr)
+    on_main = [n for n in names if n != "reply-drop"]
+    if on_main:
+        with UpProcess(tmp / "stack", workers=2, extra_args=("--redis-hang-restart", str(args.redis_hang_restart)),
+                       env={"C4_GATEWAY_DEFAULT_OPPONENT": "engine:100"}) as up:
+            up.wait_ready()
+            for name in on_main:  # reply-drop runs on a stack of its own, below
+                print(f"c4 bench faults: {name} ...", file=sys.stderr)
+                try:
+                    row = measure_worker(up, tmp) if name == "worker" else measure(up, name, args.players, args.think_ms)
+                except (TimeoutError, RuntimeError) as err:
+                    row = FaultResult(name, 0, Counter(), None, Audit(0, [], [], [], []), 0, f"not measured: {err}"[:300])
+                rows.append(row)
+                if not args.json:
+                    print(table([row], False), file=sys.stderr)
+    if "reply-drop" in names:
+        print("c4 bench faults: reply-drop (a second stack, its Redis behind a proxy) ...", file=sys.stderr)
+        rows.append(measure_reply_drop(tmp, args.players, args.think_ms))
+        if not args.json:
+            print(table(rows[-1:], False), file=sys.stderr)
     out = {"faults": [r.as_dict() for r in rows], "players": args.players, "think_ms": args.think_ms,
            "cores": os.cpu_count(), "load_average_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}

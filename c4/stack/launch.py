@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Self
 
 from .plan import free_port
 from .supervisor import stack_processes
@@ -74,14 +75,16 @@ class UpProcess:
             time.sleep(every)
         raise TimeoutError(f"gave up waiting for {what} after {timeout:g}s:\n{self.tail()}")
 
-    def wait_ready(self, timeout: float = 900.0) -> "UpProcess":
+    def wait_ready(self, timeout: float = 900.0) -> Self:
         self.wait(lambda: self.state().get("ready"), "every child to be ready", timeout)
         return self
 
     def wait_back(self, name: str, old_pid: int | None, timeout: float = 300.0) -> dict:
         """The child running again, ready, under another pid than ``old_pid``."""
-        return self.wait(lambda: (lambda c: c if c.get("state") == "ready" and c.get("pid") not in (None, old_pid)
-                                  else None)(self.child(name)), f"{name} to be ready again", timeout)
+        def back() -> dict | None:
+            c = self.child(name)
+            return c if c.get("state") == "ready" and c.get("pid") not in (None, old_pid) else None
+        return self.wait(back, f"{name} to be ready again", timeout)
 
     # -- the end -----------------------------------------------------------------------
     def stop(self) -> None:
@@ -107,7 +110,7 @@ class UpProcess:
                     pass
         self._log.close()
 
-    def __enter__(self) -> "UpProcess":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -384,7 +384,7 @@ class Supervisor:
             fut, c.probe = c.probe, None
             try:
                 return fut.result()
-            except Exception as err:  # a probe must not stop the supervisor
+            except Exception as err:  # noqa: BLE001 - a probe must not stop the supervisor
                 return False, f"{type(err).__name__}: {err}"
         if time.monotonic() >= c.next_probe_at:
             c.next_probe_at = time.monotonic() + self.PROBE_EVERY_S

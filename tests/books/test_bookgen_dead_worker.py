@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from connect4 import Position
 from books.bookgen.store import ResultStore
+from connect4 import Position
 
 REPO = Path(__file__).resolve().parents[2]
 # A 7x6 position of Pons' set L1_R2: a tree of 8 positions whose best moves take about a second each.

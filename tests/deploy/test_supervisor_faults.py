@@ -14,6 +14,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import Self
 
 import pytest
 import redis
@@ -52,7 +53,7 @@ class Running:
             setattr(self.sup, name, value)
         self.thread = threading.Thread(target=self.sup.run, daemon=True)
 
-    def __enter__(self) -> "Running":
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 
@@ -67,7 +68,10 @@ class Running:
         return read_state(self.state_file).get("children", {}).get(name, {})
 
     def wait_child(self, name: str, predicate, what: str, timeout: float = 60.0) -> dict:
-        return wait_for(lambda: (lambda c: c if c and predicate(c) else None)(self.child(name)), what, timeout)
+        def matching() -> dict | None:
+            c = self.child(name)
+            return c if c and predicate(c) else None
+        return wait_for(matching, what, timeout)
 
 
 def test_the_restart_counter_never_resets(tmp_path):
@@ -76,7 +80,7 @@ def test_the_restart_counter_never_resets(tmp_path):
         for n in (1, 2):
             old = run.wait_child("plain", lambda c: c["state"] == "ready" and c["pid"], "plain to run")["pid"]
             os.kill(old, signal.SIGKILL)
-            fresh = run.wait_child("plain", lambda c: c["state"] == "ready" and c["pid"] not in (None, old),
+            fresh = run.wait_child("plain", lambda c, old=old: c["state"] == "ready" and c["pid"] not in (None, old),
                                    f"restart {n}")
             assert fresh["restarts"] == n
             # every run counted as stable (STABLE_S 0), so the back-off began again: the first step each time
