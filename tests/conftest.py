@@ -71,23 +71,9 @@ class RedisServer:
     def _wait_loaded(self, timeout_s: float = 30.0) -> None:
         """Redis takes connections before its append-only file is loaded and answers
         LOADING until then (after a restart with data): wait for a PING."""
-        import time
+        from servicekit.redis_ready import wait_redis_ready
 
-        import redis
-
-        client = redis.Redis(host="127.0.0.1", port=self.port)
-        deadline = time.monotonic() + timeout_s
-        try:
-            while True:
-                try:
-                    client.ping()
-                    return
-                except redis.exceptions.BusyLoadingError:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.05)
-        finally:
-            client.close()
+        wait_redis_ready(self.url, timeout_s, proc=self.proc)
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:

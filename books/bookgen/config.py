@@ -21,6 +21,13 @@ class BookgenSettings(BaseSettings):
     # lost). Must exceed the longest task; a task whose pool process dies
     # under a living worker is requeued at once (task_reject_on_worker_lost).
     visibility_timeout: int = 4 * 3600
+    # Worker heartbeats (books/bookgen/heartbeat.py): a worker's heartbeat every
+    # heartbeat_s, dead after heartbeat_ttl_s without one; its taken tasks are
+    # then put back in their queue by a living worker. A task taken and not
+    # started within unheld_grace_s is put back too.
+    heartbeat_s: float = 5.0
+    heartbeat_ttl_s: float = 20.0
+    unheld_grace_s: float = 60.0
     queue: str = "c4.bookgen"
     learn_queue: str = "c4.learn"
     tt_log2: int = 23  # solver table per worker process: 2**23 entries of 8 bytes

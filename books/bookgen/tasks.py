@@ -18,12 +18,13 @@ import os
 import time
 
 import redis
-from celery.signals import worker_init
+from celery.signals import task_postrun, task_prerun, worker_init, worker_ready, worker_shutdown
 
 from connect4 import STANDARD, Geometry, Position
 
 from .app import app
 from solver_svc.solver import BudgetExceeded
+from . import heartbeat
 from .config import settings
 from .solving import BookSolver
 from connect4.keys import canonical
@@ -98,6 +99,54 @@ def _warm(**_):
                 pass
     except Exception:  # pragma: no cover - warming is best effort
         log.exception("warm-up failed")
+
+
+_heartbeat: heartbeat.Heartbeat | None = None
+_holder_client: redis.Redis | None = None
+
+
+@worker_init.connect
+def _name_this_worker(sender=None, **_):
+    """Before the pool forks: this incarnation's name, inherited by the pool processes."""
+    heartbeat.SELF = f"{getattr(sender, 'hostname', None) or 'worker'}:{os.getpid()}"
+
+
+@worker_ready.connect
+def _start_heartbeat(**_):
+    global _heartbeat
+    if heartbeat.SELF and _heartbeat is None:
+        _heartbeat = heartbeat.Heartbeat(app, heartbeat.SELF).start()
+
+
+@worker_shutdown.connect
+def _stop_heartbeat(**_):
+    if _heartbeat is not None:
+        _heartbeat.stop()
+
+
+def _holders() -> redis.Redis:
+    global _holder_client
+    if _holder_client is None:
+        _holder_client = redis.Redis.from_url(settings().redis_url, socket_timeout=10, socket_connect_timeout=5)
+    return _holder_client
+
+
+@task_prerun.connect
+def _hold(task_id=None, **_):
+    if heartbeat.SELF and task_id:
+        try:
+            heartbeat.task_started(_holders(), task_id, heartbeat.SELF)
+        except redis.RedisError:  # without the record the task is still put back, after unheld_grace_s
+            log.warning("could not record the task's holder", exc_info=True)
+
+
+@task_postrun.connect
+def _release(task_id=None, **_):
+    if heartbeat.SELF and task_id:
+        try:
+            heartbeat.task_done(_holders(), task_id)
+        except redis.RedisError:
+            log.warning("could not clear the task's holder", exc_info=True)
 
 
 def _position(size: str, moves) -> tuple[Geometry, Position]:

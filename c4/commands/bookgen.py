@@ -39,6 +39,8 @@ def register(sub) -> None:
                     help="expand unsolved nodes below the engine's depth-D move and send the deepest positions "
                          "first (default 12; 0: expand only below solved moves, roots first)")
     op.add_argument("--worker-logs", help="folder for local worker logs (default: a temporary folder)")
+    op.add_argument("--worker-restarts", type=argtypes.int_in(0, 100), default=3, metavar="N",
+                    help="start a local worker that died again up to N times (default 3); one more death ends the run")
     op.set_defaults(run=run_opening)
 
     wk = inner.add_parser("worker", help="run a bookgen worker in the foreground (REDIS_URL)")
@@ -138,7 +140,13 @@ def run_opening(args) -> int:
             app.send_task("bookgen.best", args=[g.name, [c + 1 for c in pos.moves]], queue=queue)
 
         if args.local_workers > 0:
-            workers = LocalWorkers(args.local_workers, url, log_dir=args.worker_logs).start()
+            def restarted(n: int, code: int) -> None:
+                print(f"c4 bookgen: local worker {n} exited with {code}; started again "
+                      f"({workers.restarts[n - 1]}/{args.worker_restarts}); its task goes back to the queue "
+                      "when its heartbeat expires", file=sys.stderr)
+
+            workers = LocalWorkers(args.local_workers, url, log_dir=args.worker_logs,
+                                   max_restarts=args.worker_restarts, on_restart=restarted).start()
             print(f"c4 bookgen: {args.local_workers} local worker(s), logs in {workers.log_dir}", file=sys.stderr)
         coord = OpeningCoordinator(
             g, store, submit, plies=args.plies, start=start, journal=str(out) + ".journal",

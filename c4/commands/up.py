@@ -49,6 +49,14 @@ def register(sub) -> None:
                    help="Redis data, logs and the state file (default ./data/stack)")
     p.add_argument("--workers", type=argtypes.int_in(0, 64), default=1, metavar="K",
                    help="bookgen workers to run (default 1, which also serves learning from lost games; 0 for none)")
+    p.add_argument("--redis-ping-timeout", type=argtypes.float_in(0, lo_open=True),
+                   default=env("C4_UP_REDIS_PING_TIMEOUT_S", "1.0"), metavar="S",
+                   help="seconds the stack's own Redis has to answer its liveness PING (default 1; "
+                        "$C4_UP_REDIS_PING_TIMEOUT_S)")
+    p.add_argument("--redis-hang-restart", type=argtypes.float_in(0), default=env("C4_UP_REDIS_HANG_RESTART_S", "15"),
+                   metavar="S",
+                   help="restart the stack's own Redis when it has not answered for S seconds (default 15; "
+                        "0: only report it; $C4_UP_REDIS_HANG_RESTART_S)")
     p.add_argument("--start-timeout", type=argtypes.float_in(0, lo_open=True), default=900.0,
                    help="seconds a stage may take to become ready (a cold numba cache compiles first)")
     p.add_argument("--raw-logs", action="store_true", help="show the children's JSON log lines as they are")
@@ -126,6 +134,7 @@ def run(args) -> int:
             redis_url=args.redis_url or plan.redis_url_from_env(), redis_port=args.redis_port,
             public_url=args.public_url,
             workers=max(0, args.workers), stack_id=stack_id,
+            redis_ping_timeout_s=args.redis_ping_timeout, redis_hang_restart_s=args.redis_hang_restart or None,
         )
         stack = plan.build(opts)
         metrics_port = args.metrics_port or plan.free_port()

@@ -90,6 +90,8 @@ class StackOptions:
     workers: int = 0
     public_url: str | None = None  # the URL people use (watch links); default from host and port
     stack_id: str = "stack"
+    redis_ping_timeout_s: float = 1.0  # liveness ping of the stack's own Redis
+    redis_hang_restart_s: float | None = 15.0  # restart it after this long without an answer (None: only report)
     python: str = field(default_factory=lambda: sys.executable)
 
 
@@ -175,6 +177,8 @@ def build(opts: StackOptions) -> Stack:
                   "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "notice",
                   *redis_title_args(binary)],
             ready=lambda url=redis_url: probe.redis_ping(url, 1.0),
+            alive=lambda url=redis_url, t=opts.redis_ping_timeout_s: probe.redis_answers(url, t),
+            hang_restart_s=opts.redis_hang_restart_s,
             stage=0, stop_timeout=30.0,
             info={"url": redis_url, "dir": str(redis_dir.resolve())},
         ))

@@ -59,6 +59,25 @@ def redis_ping(url: str, timeout: float = 2.0) -> tuple[bool, str]:
         return False, f"{type(err).__name__}: {err}"
 
 
+def redis_answers(url: str, timeout: float = 2.0) -> tuple[bool, str]:
+    """Liveness, not readiness: does the Redis server answer a PING at all within
+    ``timeout``? An error reply (LOADING while it reads its append-only file)
+    is an answer; a timeout or a refused connection is not."""
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+        try:
+            client.ping()
+            return True, "PONG"
+        finally:
+            client.close()
+    except (redis.exceptions.BusyLoadingError, redis.ResponseError) as err:  # LOADING and the like: it answered
+        return True, f"answers: {err}"
+    except (redis.RedisError, OSError, ValueError) as err:
+        return False, f"{type(err).__name__}: {err}"
+
+
 def tcp_open(address: str, timeout: float = 2.0) -> tuple[bool, str]:
     """Something accepts connections on host:port."""
     host, _, port = address.rpartition(":")

@@ -14,8 +14,17 @@ ready, restart one that dies, stop them all cleanly, leave nothing behind.
 - stdout and stderr of every child go through one pump into one log, each line
   prefixed with the child's name; the JSON lines of ``servicekit.logs`` are
   rendered as ``time level message key=value``.
-- The state (pids, restarts, readiness) is written to a JSON file after every
-  change, atomically, for tests and for ``cat``.
+- Readiness and liveness probes run on threads of their own, so a probe that
+  waits for its timeout never holds up the loop: the state (pids, restarts,
+  readiness) is written to a JSON file within a poll (0.2 s) of every change,
+  and at least once a second, atomically, for tests and for ``cat``.
+- A child with a liveness probe (``alive``) that stops answering while it runs
+  (a SIGSTOPped or wedged Redis) is reported ``unresponsive`` in the log and
+  the state file, and killed and restarted once it has not answered for
+  ``hang_restart_s``.
+- ``restarts`` counts every restart of a child for the supervisor's whole
+  life; the back-off step (how long the next restart waits) is kept apart
+  and reset after a minute of health.
 
 The supervisor knows nothing of Connect Four: :mod:`c4.stack.plan` says what
 to run.
@@ -32,6 +41,7 @@ import sys
 import threading
 import time
 from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
@@ -51,14 +61,17 @@ class ChildSpec:
     cwd: str | None = None
     stop_timeout: float = 10.0
     info: dict = field(default_factory=dict)  # addresses etc., copied into the state file
+    alive: ReadyCheck | None = None  # asked while it is ready: does it still answer?
+    hang_restart_s: float | None = None  # restart it after this long without an answer (None: only report)
 
 
 @dataclass
 class Child:
     spec: ChildSpec
     proc: subprocess.Popen | None = None
-    state: str = "new"  # new, starting, ready, backoff, stopping, stopped, failed
-    restarts: int = 0
+    state: str = "new"  # new, starting, ready, unresponsive, backoff, stopping, stopped, failed
+    restarts: int = 0  # every restart since the supervisor started (never reset)
+    backoff_step: int = 0  # index into BACKOFF_S for the next restart; reset after STABLE_S of health
     started_at: float = 0.0
     ready_at: float = 0.0
     restart_at: float = 0.0
@@ -67,6 +80,9 @@ class Child:
     next_probe_at: float = 0.0
     pump: threading.Thread | None = None
     early_exits: int = 0  # exits since it was last ready (a child that never gets ready stops the start)
+    probe: Future | None = None  # the readiness or liveness probe in flight
+    silent_since: float | None = None  # when its liveness probe first failed (None: it answers)
+    silent_why: str = ""
     tail: deque = field(default_factory=lambda: deque(maxlen=10))  # its last (line, level)s, for errors
 
     def last_words(self) -> str:
@@ -191,6 +207,7 @@ class Supervisor:
     PROBE_EVERY_S = 0.5
     BACKOFF_S = (0.5, 1, 2, 4, 8, 15, 30)
     STABLE_S = 60.0  # a child up this long has its back-off reset
+    STATE_EVERY_S = 1.0  # the state file is rewritten at least this often
     START_ATTEMPTS = 4  # a child that exits this often before it is ever ready fails the start
 
     def __init__(
@@ -216,6 +233,8 @@ class Supervisor:
         self._stops_requested = 0
         self._setpriv = shutil.which("setpriv")
         self.on_change: Callable[["Supervisor"], None] | None = None
+        self._probes = ThreadPoolExecutor(max_workers=max(1, len(specs)), thread_name_prefix="probe")
+        self._written_at = 0.0
 
     # -- public ------------------------------------------------------------
 
@@ -292,6 +311,7 @@ class Supervisor:
                     c.state = "stopping"
                     self.sink.note(f"stopping {c.spec.name} (pid {c.pid})")
                     self._signal_group(c, signal.SIGTERM)
+                    self._signal_group(c, signal.SIGCONT)  # a stopped (SIGSTOP) child must run to leave
                 else:
                     c.state = "stopped"
             for c in group:
@@ -308,6 +328,7 @@ class Supervisor:
                 c.last_exit = c.proc.returncode
                 c.state = "stopped"
                 self._join_pump(c)
+        self._probes.shutdown(wait=False, cancel_futures=True)
         self.write_state()
         self.sink.note("all processes stopped")
 
@@ -330,6 +351,8 @@ class Supervisor:
         c.started_at = time.monotonic()
         c.next_probe_at = 0.0
         c.last_probe = ""
+        c.probe = None  # a probe of the last process may still run: its answer is not this one's
+        c.silent_since = None
         c.pump = threading.Thread(target=_pump, args=(c.proc.stdout, spec.name, self.sink, c.tail),
                                   name=f"log-{spec.name}", daemon=True)
         c.pump.start()
@@ -350,20 +373,70 @@ class Supervisor:
             c.pump = None
 
     def _backoff(self, c: Child) -> float:
-        return self.BACKOFF_S[min(c.restarts, len(self.BACKOFF_S) - 1)]
+        return self.BACKOFF_S[min(c.backoff_step, len(self.BACKOFF_S) - 1)]
+
+    def _probe_result(self, c: Child, check: ReadyCheck) -> tuple[bool, str] | None:
+        """The answer of the probe in flight, if it came; else start one when due.
+        Probes run on the pool, so one that waits for its timeout holds up nothing."""
+        if c.probe is not None:
+            if not c.probe.done():
+                return None
+            fut, c.probe = c.probe, None
+            try:
+                return fut.result()
+            except Exception as err:  # noqa: BLE001 - a probe must not stop the supervisor
+                return False, f"{type(err).__name__}: {err}"
+        if time.monotonic() >= c.next_probe_at:
+            c.next_probe_at = time.monotonic() + self.PROBE_EVERY_S
+            try:
+                c.probe = self._probes.submit(check)
+            except RuntimeError:  # the pool is shut down: stopping
+                pass
+        return None
+
+    def _watch(self, c: Child, now: float) -> bool:
+        """Liveness of a ready (or unresponsive) child; True when its state changed."""
+        if c.spec.alive is None:
+            return False
+        answer = self._probe_result(c, c.spec.alive)
+        if answer is None:
+            if c.silent_since is None or c.spec.hang_restart_s is None:
+                return False
+        else:
+            ok, why = answer
+            if ok:
+                if c.silent_since is None:
+                    return False
+                self.sink.note(f"{c.spec.name} answers again after {now - c.silent_since:.1f}s")
+                c.silent_since, c.silent_why, c.state = None, "", "ready"
+                return True
+            c.silent_why = why
+            if c.silent_since is None:
+                c.silent_since = now
+                c.state = "unresponsive"
+                after = (f"; restarting it if it stays so for {c.spec.hang_restart_s:g}s"
+                         if c.spec.hang_restart_s is not None else "")
+                self.sink.note(f"{c.spec.name} (pid {c.pid}) does not answer: {why}{after}")
+                return True
+        if c.spec.hang_restart_s is not None and now - c.silent_since >= c.spec.hang_restart_s:
+            self.sink.note(f"{c.spec.name} (pid {c.pid}) has not answered for {now - c.silent_since:.1f}s "
+                           f"({c.silent_why}): SIGKILL, then restart")
+            self._signal_group(c, signal.SIGKILL)  # a stopped process dies of SIGKILL too
+            c.silent_since = None  # the exit is seen on a later tick
+        return False
 
     def _tick(self) -> None:
         now = time.monotonic()
         changed = False
         for c in self.children:
-            if c.state in ("starting", "ready") and c.proc is not None and c.proc.poll() is not None:
+            if c.state in ("starting", "ready", "unresponsive") and c.proc is not None and c.proc.poll() is not None:
                 code = c.proc.returncode
                 c.last_exit = code
                 self._signal_group(c, signal.SIGKILL)  # leftovers of its group
                 c.proc.wait()
                 self._join_pump(c)
                 if now - c.started_at > self.STABLE_S:
-                    c.restarts = 0
+                    c.backoff_step = 0
                 if c.state == "starting":
                     c.early_exits += 1
                 delay = self._backoff(c)
@@ -374,32 +447,41 @@ class Supervisor:
                 changed = True
             elif c.state == "backoff" and now >= c.restart_at:
                 c.restarts += 1
+                c.backoff_step += 1
                 self._spawn(c)
                 changed = True
-            elif c.state == "starting" and now >= c.next_probe_at:
-                ok, why = (True, "running") if c.spec.ready is None else c.spec.ready()
+            elif c.state == "starting":
+                answer = (True, "running") if c.spec.ready is None else self._probe_result(c, c.spec.ready)
+                if answer is None:
+                    continue
+                ok, why = answer
                 c.last_probe = why
-                c.next_probe_at = time.monotonic() + self.PROBE_EVERY_S
                 if ok and c.running():
                     c.state = "ready"
                     c.early_exits = 0
                     c.ready_at = time.monotonic()
                     self.sink.note(f"{c.spec.name} is ready ({c.ready_at - c.started_at:.1f}s)")
                     changed = True
-        if changed:
+            elif c.state in ("ready", "unresponsive"):
+                changed = self._watch(c, now) or changed
+        if changed or now - self._written_at >= self.STATE_EVERY_S:
             self.write_state()
 
     def snapshot(self) -> dict:
         return {
             "stack_id": self.stack_id,
             "pid": os.getpid(),
+            "updated_at": round(time.time(), 3),
             **self.extra_state,
             "children": {
                 c.spec.name: {
                     "pid": c.pid if c.running() else None,
                     "state": c.state,
                     "restarts": c.restarts,
+                    "backoff_step": c.backoff_step,
                     "last_exit": c.last_exit,
+                    **({"unresponsive_s": round(time.monotonic() - c.silent_since, 1),
+                        "unresponsive_why": c.silent_why} if c.silent_since is not None else {}),
                     **c.spec.info,
                 }
                 for c in self.children
@@ -408,6 +490,7 @@ class Supervisor:
 
     def write_state(self) -> None:
         """Write the state file now (and tell on_change)."""
+        self._written_at = time.monotonic()
         if self.on_change:
             self.on_change(self)
         if not self.state_file:
@@ -439,19 +522,29 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 class SupervisorCollector:
-    """Prometheus view of the children: ``c4_stack_child_up`` and ``c4_stack_child_restarts``."""
+    """Prometheus view of the children: ``c4_stack_child_up``, ``c4_stack_child_restarts_total``
+    (every restart, never reset), ``c4_stack_child_backoff_step`` and ``c4_stack_child_unresponsive``."""
 
     def __init__(self, supervisor: Supervisor):
         self.supervisor = supervisor
 
     def collect(self):
-        from prometheus_client.core import GaugeMetricFamily
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
         up = GaugeMetricFamily("c4_stack_child_up", "1 when the child runs and is ready", labels=["child"])
-        restarts = GaugeMetricFamily("c4_stack_child_restarts", "Restarts of the child since its last stable run",
-                                     labels=["child"])
+        restarts = CounterMetricFamily("c4_stack_child_restarts", "Restarts of the child since the stack started",
+                                       labels=["child"])
+        step = GaugeMetricFamily("c4_stack_child_backoff_step",
+                                 "Back-off step of the child's next restart (reset after a minute of health)",
+                                 labels=["child"])
+        silent = GaugeMetricFamily("c4_stack_child_unresponsive",
+                                   "1 while the child runs but does not answer its liveness probe", labels=["child"])
         for c in self.supervisor.children:
             up.add_metric([c.spec.name], 1 if c.state == "ready" and c.running() else 0)
             restarts.add_metric([c.spec.name], c.restarts)
+            step.add_metric([c.spec.name], c.backoff_step)
+            silent.add_metric([c.spec.name], 1 if c.state == "unresponsive" else 0)
         yield up
         yield restarts
+        yield step
+        yield silent
