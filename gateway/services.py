@@ -19,7 +19,8 @@ import json
 import logging
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 
 import grpc  # type: ignore[import-untyped]
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
@@ -80,7 +81,7 @@ def _dns_name(addr: str) -> tuple[str, int] | None:
         return host, int(port)
 
 
-def _address_target(infos, port: int) -> str | None:
+def _address_target(infos: Sequence[tuple[Any, ...]], port: int) -> str | None:
     """A gRPC target listing every resolved address (IPv4 preferred: one family per target)."""
     v4 = sorted({info[4][0] for info in infos if info[0] == socket.AF_INET})
     v6 = sorted({info[4][0] for info in infos if info[0] == socket.AF_INET6})
@@ -95,7 +96,8 @@ class _Target:
     """The channel and stub of one service; for a ``dns:///`` name, made anew
     when the set of addresses the name resolves to changes."""
 
-    def __init__(self, addr: str, service: str, attempts: int, stub_class, resolve_interval_s: float):
+    def __init__(self, addr: str, service: str, attempts: int, stub_class: Callable[[Any], Any],
+                 resolve_interval_s: float):
         self.addr, self.service, self.attempts, self.stub_class = addr, service, attempts, stub_class
         self.name = _dns_name(addr)
         self.interval = resolve_interval_s
@@ -107,10 +109,10 @@ class _Target:
         self.resolved_at = time.monotonic()
         self.channel = _channel(self.target, service, attempts)
         self.stub = stub_class(self.channel)
-        self._task: asyncio.Task | None = None
-        self._old: set[asyncio.Task] = set()
+        self._task: asyncio.Task[None] | None = None
+        self._old: set[asyncio.Task[None]] = set()
 
-    def current(self):
+    def current(self) -> Any:
         """The stub to call now; starts a re-resolution when one is due."""
         if self.name and self._task is None and time.monotonic() - self.resolved_at >= self.interval:
             with contextlib.suppress(RuntimeError):  # no event loop: the next call in one will do it
@@ -119,6 +121,8 @@ class _Target:
 
     async def _refresh(self) -> None:
         try:
+            if self.name is None:
+                return
             host, port = self.name
             infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
             target = _address_target(infos, port)
@@ -182,11 +186,13 @@ class Services:
 
     @property
     def engine(self) -> engine_pb2_grpc.EngineServiceStub:
-        return self._engine.current()
+        stub: engine_pb2_grpc.EngineServiceStub = self._engine.current()
+        return stub
 
     @property
     def solver(self) -> solver_pb2_grpc.SolverServiceStub:
-        return self._solver.current()
+        stub: solver_pb2_grpc.SolverServiceStub = self._solver.current()
+        return stub
 
     @property
     def engine_channel(self) -> grpc.aio.Channel:
