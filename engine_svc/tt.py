@@ -46,9 +46,30 @@ def tt_pack(score, depth, bound, move, gen):
             | (uint64(move) << uint64(48)) | (uint64(gen) << uint64(56)))
 
 
+# Reading a packed word, field by field (the layout above).
 @kernel("tt")
 def tt_score(d):
     return int64(d & uint64(0xFFFFFFFF)) - SCORE_BIAS
+
+
+@kernel("tt")
+def tt_depth(d):
+    return int64((d >> uint64(32)) & uint64(0xFF))
+
+
+@kernel("tt")
+def tt_bound(d):
+    return int64((d >> uint64(40)) & uint64(3))
+
+
+@kernel("tt")
+def tt_move(d):
+    return int64((d >> uint64(48)) & uint64(0xFF))
+
+
+@kernel("tt")
+def tt_gen(d):
+    return int64(d >> uint64(56))
 
 
 @kernel("tt")
@@ -57,7 +78,7 @@ def tt_lookup(table, shift, gen, key):
     i = tt_slot(key, shift) * uint64(2)
     if table[i] == key:
         d = table[i + uint64(1)]
-        if (d >> uint64(56)) == uint64(gen):
+        if tt_gen(d) == int64(gen):
             return d
     return uint64(0)
 
@@ -98,5 +119,5 @@ class TranspositionTable:
         d = int(tt_lookup(self.table, self.shift, np.uint64(self.gen), np.uint64(key)))
         if not d:
             return None
-        score = (d & 0xFFFFFFFF) - SCORE_BIAS
-        return score, (d >> 32) & 0xFF, (d >> 40) & 3, (d >> 48) & 0xFF
+        w = np.uint64(d)
+        return int(tt_score(w)), int(tt_depth(w)), int(tt_bound(w)), int(tt_move(w))

@@ -6,7 +6,7 @@
 
 ``pos`` is a :class:`connect4.Position` whose game is not over (else
 ``connect4.InvalidPosition``). ``result`` is a
-:class:`engine_svc.search.SearchResult` with 0-based columns: ``column``,
+:class:`engine_svc.result.SearchResult` with 0-based columns: ``column``,
 ``score`` (engine scale, side to move's view), ``depth``, ``nodes``,
 ``elapsed_ms``, ``book``, ``proven``, ``pv``, ``outcome`` ('unknown' | 'win' |
 'draw' | 'loss'), ``plies_to_end``, ``resign``, ``message``, ``player``.
@@ -45,7 +45,8 @@ from connect4.geometry import STANDARD, Geometry
 
 from connect4.bookset import BookSet
 from ..minimax import BLOCKER, CASUAL
-from ..search import DepthReport, Engine, SearchResult
+from ..result import DepthReport, SearchResult
+from ..search import Engine
 from ..stopping import Cancel, Stopped
 from .ladder import (
     EnginePlayer,

@@ -16,7 +16,10 @@ from connect4.bookset import BookSet
 from ..evaluation import COMPLETE, line_tables
 from ..mcts import C_PUCT, mcts_kernels
 from ..minimax import CASUAL, WIN_VALUE, WindowWeights, minimax_kernels, weights_array
-from ..search import MATE, DepthReport, Engine, SearchResult, win_score
+from ..result import DepthReport, SearchResult
+from ..scores import MATE, win_score
+from ..search import Engine
+from .messages import search_message
 from ..stopping import Cancel, Stopped, stop_on
 
 Progress = Callable[[DepthReport], None] | None
@@ -311,6 +314,7 @@ class EnginePlayer(Player):
                 return r
         budget = budget_ms if budget_ms else self.budget_ms
         r = self.engine.search(pos, budget_ms=budget, on_progress=on_progress, cancel=cancel)
+        r.message = search_message(r)
         r.player = self.spec
         return r
 

@@ -6,7 +6,9 @@ import threading
 import pytest
 
 from connect4 import Geometry, InvalidPosition, Position
-from engine_svc.search import MATE, Engine, is_proven, pons_score
+from engine_svc.players.messages import search_message
+from engine_svc.scores import MATE, is_proven, pons_score
+from engine_svc.search import Engine
 from engine_svc.stopping import Cancel
 
 from .conftest_helpers import assert_deepening, pons_lines
@@ -57,7 +59,7 @@ def test_immediate_win_and_block():
     pos = Position.parse("445566")   # F d1 e1 f1 over nothing, S d2 e2 f2: F wins at c1 or g1
     r = engine.search(pos, max_depth=6)
     assert r.column in (2, 6) and r.outcome == "win" and r.proven and r.plies_to_end == 1
-    assert r.message.startswith("forced win")
+    assert search_message(r) == "forced win in 1 move"  # the words are the player's, not the search's
     pos = Position.parse("17273")    # F a1 b1 c1, S g1 g2: S must block d1
     for depth in (1, 2, 8):
         assert engine.search(pos, max_depth=depth).column == 3
@@ -77,7 +79,7 @@ def test_proves_zugzwang_endgame():
     # Seen from the loser, one move earlier in the line: a proven loss, and it resigns.
     loser = pos.played(r.column)
     r2 = Engine(tt_mb=4).search(loser)
-    assert r2.proven and r2.outcome == "loss" and r2.resign and r2.message.startswith("resigns")
+    assert r2.proven and r2.outcome == "loss" and r2.resign and search_message(r2).startswith("resigns")
 
 
 def test_budget_returns_last_finished_depth():
@@ -87,7 +89,13 @@ def test_budget_returns_last_finished_depth():
     assert r.depth >= 1 and reports and reports[-1].depth == r.depth
     assert_deepening([x.depth for x in reports])
     assert not r.proven
-    assert r.elapsed_ms < 60_000  # generous: it returned, on a loaded machine
+    # The budget rule, read off the search's own clock: a new depth starts only
+    # while less than a third of the budget is spent, so every iteration but the
+    # last ended before a third ...
+    assert all(x.elapsed_ms < 200 / 3 for x in reports[:-1]), [x.elapsed_ms for x in reports]
+    # ... and the search ended for the budget: its last depth ended past a third
+    # (or the clock aborted the next one at twice the budget), not for a depth limit.
+    assert r.elapsed_ms >= 200 / 3 and r.depth < 42
 
 
 def test_stop_flag_aborts_a_deep_search():
