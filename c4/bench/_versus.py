@@ -16,10 +16,14 @@ its program does between lines (Pons' benchmark main calls
   its I/O and whatever it does for a fresh table (Pons' reset clears an
   84 MB table, about 6-8 ms of CPU, much more than a short search). When it
   prints a fourth field (Pons: the microseconds of ``solve()`` alone, wall
-  clock) that is its *own timer*, and its nodes when it prints a third.
+  clock) that is its *own timer*, and its nodes when it prints a third. A
+  wall clock counts the time the process waited for a core on a loaded
+  machine, so its timer is taken per line as the smallest over the rounds.
 * the ratio: our CPU time over the other's time, where its time is the
-  smaller of its net CPU time and its own timer: a choice that can only
-  favour the other. The report gives the median over rounds and the range.
+  smaller of its net CPU time and its own timer (a choice that can only
+  favour the other), or its own timer alone where the net CPU is mostly
+  the subtracted fixed cost (its standard error over ``RELIABLE``). The
+  report gives the median over rounds and the range.
 
 Any failure of the other (it cannot start, exits, answers garbage, answers a
 line other than the one sent, rejects a position, stays silent past
@@ -59,6 +63,7 @@ class Round:
     other_cpu_ns: int | None = 0
     other_wall_s: float = 0.0
     other_timer_us: int | None = 0
+    timers: list[int] | None = field(default_factory=list)  # its own timer, line by line
     other_nodes: int | None = 0
     other_correct: int = 0
     fixed_cpu_ns: float | None = 0.0
@@ -66,20 +71,21 @@ class Round:
     fixed_wall_s: float = 0.0
     wrong: list[str] = field(default_factory=list)
 
-    def figures(self) -> dict:
+    def figures(self, timer_floor: float | None) -> dict:
+        """Per-position figures; ``timer_floor``: the other's own timer per line, the smallest of the rounds."""
         n = self.n
         other_cpu = None
         if self.other_cpu_ns is not None and self.fixed_cpu_ns is not None:
             other_cpu = max(0.0, (self.other_cpu_ns - n * self.fixed_cpu_ns) / n / 1e3)
         other_wall = max(0.0, (self.other_wall_s - n * self.fixed_wall_s) / n * 1e6)
-        timer = None if self.other_timer_us is None else self.other_timer_us / n
+        timer = timer_floor
         # the net CPU subtracts n fixed costs estimated from CALIBRATION_LINES lines: its standard error
         se_us = self.fixed_cpu_sd_ns / 1e3 * (1 / n + 1.57 / CALIBRATION_LINES) ** 0.5
         reliable = other_cpu is not None and other_cpu > 0 and se_us <= RELIABLE * other_cpu
         if reliable and timer is not None:
-            other_time, basis = min(other_cpu, timer), "min(cpu, timer)"
+            other_time, basis = min(other_cpu, timer), "min(cpu,timer)"
         elif reliable or (other_cpu is not None and timer is None):
-            other_time, basis = other_cpu, "cpu"
+            other_time, basis = other_cpu, "cpu" if reliable else "noisy-cpu"  # mostly its subtracted fixed cost
         elif timer is not None:
             other_time, basis = timer, "timer"
         else:
@@ -91,7 +97,8 @@ class Round:
             "ours_nodes": self.ours_nodes / n,
             "other_cpu_us": other_cpu,
             "other_wall_us": other_wall,
-            "other_timer_us": timer,
+            "other_timer_us": None if self.other_timer_us is None else self.other_timer_us / n,
+            "other_timer_floor_us": timer,
             "other_nodes": None if self.other_nodes is None else self.other_nodes / n,
             "other_fixed_cpu_us": None if self.fixed_cpu_ns is None else self.fixed_cpu_ns / 1e3,
             "other_fixed_wall_us": self.fixed_wall_s * 1e6,
@@ -152,7 +159,11 @@ class Versus:
             else:
                 r.wrong.append(f"other: line {start + i + 1} ({moves}) gave {a.score}, expected {expected}")
             r.other_nodes = None if a.nodes is None or r.other_nodes is None else r.other_nodes + a.nodes
-            r.other_timer_us = None if a.time_us is None or r.other_timer_us is None else r.other_timer_us + a.time_us
+            if a.time_us is None or r.timers is None:
+                r.other_timer_us = r.timers = None
+            else:
+                r.other_timer_us += a.time_us
+                r.timers.append(a.time_us)
 
     def round(self, name: str, rows, ours_first: bool) -> Round:
         """Chunks sized by our solver's time alone (about CHUNK_S a call)."""
@@ -179,8 +190,16 @@ def _median(values):
     return statistics.median(values) if values else None
 
 
+def timer_floor(rounds: list[Round]) -> float | None:
+    """Mean over lines of the other's own timer, each line's smallest over the rounds."""
+    if any(r.timers is None for r in rounds):
+        return None
+    return sum(min(t) for t in zip(*(r.timers for r in rounds))) / rounds[0].n
+
+
 def summarize(name: str, rounds: list[Round]) -> dict:
-    figs = [r.figures() for r in rounds]
+    floor = timer_floor(rounds)
+    figs = [r.figures(floor) for r in rounds]
     out = {"set": name, "n": rounds[0].n, "rounds": len(rounds),
            "ours_correct": min(r.ours_correct for r in rounds), "other_correct": min(r.other_correct for r in rounds)}
     for key in figs[0]:
@@ -209,16 +228,16 @@ def print_table(result: dict) -> None:
     for s in result["sets"]:
         rows.append((s["set"], str(s["n"]), str(s["ours_correct"]), str(s["other_correct"]),
                      _fmt(s["ours_cpu_us"]), _fmt(s["ours_wall_us"]), _fmt(s["other_cpu_us"]),
-                     _fmt(s["other_timer_us"]), _fmt(s["other_wall_us"]), _fmt(s["ratio"], 2),
+                     _fmt(s["other_timer_floor_us"]), _fmt(s["other_wall_us"]), _fmt(s["ratio"], 2),
                      f"{_fmt(s['ratio_min'], 2)}-{_fmt(s['ratio_max'], 2)}", s["basis"], _fmt(s["ours_nodes"]),
                      _fmt(s["other_nodes"]), _fmt(s["other_fixed_cpu_us"], 0)))
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
     for line in (head, *rows):
         print("  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(line, widths))))
     print("other cpu / wall: per position, net of its fixed cost per line (other fixed us: CPU of a line it "
-          "answers without a search); ours/other: our CPU over the other's time (other basis): the smaller of "
+          "answers without a search); other timer: its own, per line the smallest of the rounds; ours/other: our CPU over the other's time (other basis): the smaller of "
           "its net CPU and its own timer, or its own timer alone where the net CPU's standard error is over "
-          f"{RELIABLE:.0%}")
+          f"{RELIABLE:.0%} (noisy-cpu: no timer to fall back on)")
 
 
 def run_versus(args, sets, make_local) -> int:
@@ -244,8 +263,8 @@ def run_versus(args, sets, make_local) -> int:
             rounds = []
             for k in range(args.rounds):
                 rounds.append(versus.round(name, rows, ours_first=k % 2 == 0))
-                print(f"  {name}: round {k + 1}/{args.rounds} done, ratio {_fmt(rounds[-1].figures()['ratio'], 2)}",
-                      file=sys.stderr, flush=True)
+                print(f"  {name}: round {k + 1}/{args.rounds} done, ratio "
+                      f"{_fmt(rounds[-1].figures(timer_floor(rounds[-1:]))['ratio'], 2)}", file=sys.stderr, flush=True)
             for line in rounds[0].wrong:
                 print(f"wrong: {line}", file=sys.stderr)
             summary = summarize(name, rounds)
