@@ -8,23 +8,33 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 
 from . import commands
 
+# Commands whose start-up time matters (a c4solver drop-in): their own module
+# is imported alone, not every command's (which pulls asyncio, grpc, ...).
+ALONE = {"solve": "solve", "analyze": "solve"}
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of the commands of module ``only``."""
     parser = argparse.ArgumentParser(prog="c4", description="Connect Four platform command line.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        module.register(sub)
+    if only is not None:
+        names = [only]
+    else:
+        import pkgutil
+
+        names = sorted(info.name for info in pkgutil.iter_modules(commands.__path__))
+    for name in names:
+        importlib.import_module(f"{commands.__name__}.{name}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(ALONE.get(words[0]) if words else None)
     args = parser.parse_args(argv)
     if argv is None:  # the command, not a test calling main(): warnings as text lines with their fields
         from servicekit.logs import configure_logging

@@ -31,11 +31,13 @@ from c4 import argtypes
 
 WARM_UP = "52753311433677442422121"  # a Test_L2_R1 line: a few hundred nodes
 PONS_SETS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "pons-testsets"
+ALL_SETS = ("Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2", "Test_L1_R3")
 
 
 def register(sub) -> None:
     p = sub.add_parser("solver", help="exact solver on a Pons test set", description=__doc__)
-    p.add_argument("--set", required=True, help="test set file, or a name like Test_L1_R1")
+    p.add_argument("--set", required=True, action="append",
+                   help="test set file, or a name like Test_L1_R1, or 'all' (the six sets); may be repeated")
     p.add_argument("--n", type=argtypes.int_in(0), default=0, help="first N lines (default 0: all)")
     p.add_argument("--weak", action="store_true", help="win/draw/loss only")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -48,6 +50,12 @@ def register(sub) -> None:
     p.add_argument("--service", nargs="?", const="spawn", metavar="ADDR",
                    help="Analyze through the gRPC solver service against the same solver in process "
                         "(the service overhead); ADDR of a running service, default: start one")
+    p.add_argument("--vs", metavar="CMD",
+                   help="another solver speaking Pons' line protocol (a command line, run without a shell): "
+                        "both solve the same lines, interleaved, and the figures are printed side by side")
+    p.add_argument("--rounds", type=argtypes.int_in(1), default=3, help="--vs: rounds over each set (default 3)")
+    p.add_argument("--vs-timeout", type=float, default=3600.0, metavar="S",
+                   help="--vs: seconds the other solver may take for one line (default 3600)")
     p.set_defaults(run=run)
 
 
@@ -127,15 +135,34 @@ def sign(x: int) -> int:
     return (x > 0) - (x < 0)
 
 
+def load_sets(names: list[str], n: int) -> list[tuple[Path, list[tuple[str, int]]]]:
+    """(path, first n rows) of every named set, 'all' standing for the six Pons sets."""
+    expanded = [s for name in names for s in (ALL_SETS if name == "all" else (name,))]
+    return [(path, read_set(path, n)) for path in map(resolve_set, expanded)]
+
+
 def run(args) -> int:
     try:
-        path = resolve_set(args.set)
-        rows = read_set(path, args.n)
+        sets = load_sets(args.set, args.n)
     except (FileNotFoundError, ValueError) as exc:
         print(f"c4 bench solver: {exc}", file=sys.stderr)
         return 2
+    if args.vs is not None:
+        from ._versus import run_versus
+
+        return run_versus(args, [(path.name, rows) for path, rows in sets], lambda: make_backend(args))
     if args.service:
-        return run_service_overhead(args, path, rows)
+        if len(sets) > 1:
+            print("c4 bench solver: --service takes one --set", file=sys.stderr)
+            return 2
+        return run_service_overhead(args, *sets[0])
+    status = 0
+    for path, rows in sets:
+        status = max(status, run_one(args, path, rows))
+    return status
+
+
+def run_one(args, path: Path, rows) -> int:
     backend = make_backend(args)
     from c4.commands.solve import batches
 

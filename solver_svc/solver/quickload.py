@@ -9,8 +9,10 @@ context itself when it compiles); a cache hit just links machine code.
 
 ``load_cached(dispatcher, args)`` does what the dispatcher does on a cache
 hit, minus the refresh: type the arguments, read the cache entry, link it,
-register the overload. On a miss, or any surprise from numba's internals,
-it returns False and the normal call path loads or compiles the kernel
+register the overload. numba's runtime (NRT, compiled with LLVM at its first
+use, ~25 ms) is not initialised either for a kernel compiled without it
+(``_nrt=False``: its code calls no NRT symbol). On a miss, or any surprise
+from numba's internals, it returns False and the normal call path loads or compiles the kernel
 (pinned numba 0.68.*).
 """
 
@@ -24,10 +26,11 @@ def load_cached(dispatcher, args) -> bool:
         types = tuple(dispatcher.typeof_pyval(a) for a in args)
         if types in dispatcher.overloads:
             return True
-        from numba.core.runtime.nrt import rtsys
-
         ctx = dispatcher.targetctx
-        rtsys.initialize(ctx)  # the runtime symbols the machine code links against
+        if dispatcher.targetoptions.get("_nrt", True):
+            from numba.core.runtime.nrt import rtsys
+
+            rtsys.initialize(ctx)  # the runtime symbols the machine code links against
         cres = dispatcher._cache._load_overload(types, ctx)
         if cres is None or cres.objectmode:
             return False

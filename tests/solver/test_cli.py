@@ -134,6 +134,19 @@ def test_warm_start_skips_numba_registries():
     assert out.splitlines() == ["52753311433677442422121 8", "False"]
 
 
+def test_solve_starts_without_the_other_commands_modules():
+    """c4 solve imports its own command module alone (not asyncio, grpc ...
+    of the other commands), does not start numba's runtime (its kernels use
+    none)."""
+    code = ("import sys\nsys.argv = ['c4', 'solve', '52753311433677442422121']\nfrom c4.main import main\nmain()\n"
+            "from numba.core.runtime.nrt import rtsys\n"
+            "print(sorted(m for m in ('asyncio', 'grpc', 'c4.commands.up') if m in sys.modules), "
+            "rtsys._init)\n")
+    for _ in range(2):  # the first run may compile and fill the cache
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300).stdout
+    assert out.splitlines() == ["52753311433677442422121 8", "[] False"]
+
+
 @pytest.fixture
 def bad_sets(tmp_path):
     (tmp_path / "three-fields").write_text("1234 5 6\n")
