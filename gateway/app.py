@@ -6,22 +6,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import mimetypes
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
-from fastapi.staticfiles import StaticFiles
+from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import connect4
 
-from . import api
+from . import api, static
 from .bridge import Bridge
 from .errors import GameError
 from .games import Games
@@ -176,29 +174,8 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     for route in mcp_starlette.routes:
         app.router.routes.append(route)
 
-    @app.get("/", include_in_schema=False)
-    async def index() -> Response:
-        page = web_dir / "index.html"
-        if page.exists():
-            return FileResponse(page, headers={"Cache-Control": "no-cache"})
-        return JSONResponse({"message": "Connect Four gateway: the web page is not installed; see /docs"})
-
-    if web_dir.is_dir():
-        app.mount("/static", NoCacheStatic(directory=web_dir), name="static")
+    static.install(app, web_dir)  # /, /static/: compressed, cached by content hash
     return app
-
-
-mimetypes.add_type("text/javascript", ".js")  # ES modules need a JavaScript type
-mimetypes.add_type("text/javascript", ".mjs")
-
-
-class NoCacheStatic(StaticFiles):
-    """The web/ folder; revalidated on every load so a deployed update shows at once."""
-
-    def file_response(self, *args: Any, **kwargs: Any) -> Response:
-        response = super().file_response(*args, **kwargs)
-        response.headers["Cache-Control"] = "no-cache"
-        return response
 
 
 def _no_rebinding_check() -> Any:

@@ -59,7 +59,9 @@ def expected_discs(moves: list[int]) -> list[tuple[int, int, int]]:
 
 
 def wait_status(page, *statuses: str, timeout: float = 30000) -> str:
-    page.wait_for_function("s => s.includes(document.body.dataset.status)", arg=list(statuses), timeout=timeout)
+    """Wait until the page shows one of `statuses` (its discs landed: the panels show the position)."""
+    page.wait_for_function("s => s.includes(document.body.dataset.status) && document.body.dataset.settled !== 'false'",
+                           arg=list(statuses), timeout=timeout)
     return page.evaluate("document.body.dataset.status")
 
 
@@ -117,3 +119,75 @@ class Bridge:
             self.file.close()
         finally:
             self.sock.close()
+
+
+# ---- accessibility and layout ----------------------------------------------------------
+def axe_violations(page) -> list[dict]:
+    """axe-core's violations on the page as it is now (axe.min.js as the
+    axe-playwright-python package ships it, injected into the page)."""
+    import axe_playwright_python
+
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(Path(axe_playwright_python.__file__).parent / "axe.min.js"))
+    return page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+        .map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary)}))""")
+
+
+def assert_accessible(page, state: str) -> None:
+    found = axe_violations(page)
+    assert not found, f"axe-core in state {state!r}: {found}"
+
+
+WATCH_SHIFTS = """() => {
+  window.__shifts = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__shifts.push({value: e.value, input: e.hadRecentInput,
+      sources: (e.sources || []).map(s => ({node: s.node ? (s.node.id || s.node.getAttribute?.('class') || s.node.nodeName) : '?',
+        from: [s.previousRect.x, s.previousRect.y, s.previousRect.width, s.previousRect.height].map(Math.round),
+        to: [s.currentRect.x, s.currentRect.y, s.currentRect.width, s.currentRect.height].map(Math.round)}))});
+  }).observe({type: 'layout-shift'});
+}"""
+
+
+def watch_layout_shifts(page) -> None:
+    """From now on, every layout shift of the page is recorded (PerformanceObserver 'layout-shift')."""
+    page.evaluate(WATCH_SHIFTS)
+
+
+def layout_shifts(page) -> list[dict]:
+    return page.evaluate("window.__shifts")
+
+
+def settled(page, timeout: float = 30000) -> None:
+    """Wait until every falling disc has landed and the panels show the position."""
+    page.wait_for_function("document.body.dataset.settled === 'true'", timeout=timeout)
+
+
+class LogWatch:
+    """Lines a process writes to its log from now on (a test waits on one)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.offset = path.stat().st_size if path.exists() else 0
+
+    def wait_for(self, *needles: str, any_of: tuple[str, ...] = (), timeout: float = 30) -> str:
+        """The first new line holding every one of `needles` and one of `any_of` (if given)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                for line in f.read().decode(errors="replace").splitlines():
+                    if all(n in line for n in needles) and (not any_of or any(a in line for a in any_of)):
+                        return line
+            time.sleep(0.1)
+        raise TimeoutError(f"no line with {needles} and one of {any_of} in {self.path}")
+
+
+def gateway_log(stack) -> LogWatch | None:
+    """The log of the gateway these tests started (None against a running stack)."""
+    from tests.gateway.conftest import LOGS
+
+    gw = getattr(stack, "gateway", None)
+    return LogWatch(LOGS / f"{gw.name}.log") if gw is not None else None

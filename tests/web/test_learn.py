@@ -56,11 +56,15 @@ def test_learn_button_shows_the_verdict_and_the_booked_plies(chromium, learn_gat
         assert f"# learned from {THREW} (threw win at ply 4)" in book_lines(book)
         assert page.inner_text("#learn") == "Learn again"
         shot(page, "learn-report")
-        # a game that is not over has no Learn panel
-        page2 = ctx.new_page()
-        page2.goto(f"/?game={open_id}")
-        page2.wait_for_function("document.body.dataset.status !== undefined")
-        assert not page2.is_visible("#learn-panel")
+        # a game that is not over has no Learn panel, even for its player (its token)
+        ctx2, page2, errors2 = open_as_player(chromium, learn_gateway.url, open_id, open_token, "red")
+        try:
+            # the board takes its moves: the page holds the seat of open_token (a watcher's never does)
+            page2.wait_for_function("document.querySelector('#board').classList.contains('interactive')")
+            assert not page2.is_visible("#learn-panel")
+            assert not errors2
+        finally:
+            ctx2.close()
         assert not errors
     finally:
         ctx.close()

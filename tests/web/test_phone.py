@@ -1,11 +1,18 @@
-"""A phone-sized viewport: the whole board fits, nothing scrolls sideways, a
-tap drops a disc and the settings stay reachable."""
+"""A phone-sized viewport: the board starts within the first 120 px and fits,
+nothing scrolls sideways, a tap drops a disc, every control is at least
+44 x 44 px, the settings are in a drawer; the same phone held sideways."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.web.helpers import discs, my_turn, open_new_game, shot, wait_ply, wait_status
+from tests.web.helpers import assert_accessible, discs, my_turn, open_new_game, settled, shot, wait_ply, wait_status
+
+# every control a finger can reach: its bounding box, when it is shown
+SMALL_CONTROLS = """() => [...document.querySelectorAll('button, select, input, a[href], [tabindex]:not([tabindex="-1"])')]
+  .filter(e => e.id !== 'board' && e.checkVisibility({visibilityProperty: true}))
+  .map(e => { const r = e.getBoundingClientRect(); return {id: e.id || e.textContent.trim().slice(0, 20), w: r.width, h: r.height}; })
+  .filter(b => b.w > 0 && (b.w < 44 || b.h < 44))"""
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
 
@@ -46,11 +53,26 @@ def test_phone_viewport(phone):
         assert page.evaluate("window.scrollY") == 0, ply
         if page.evaluate("document.body.dataset.status") == "over":
             break  # random found four in a row: the page stayed put all the same
-    # the settings are on screen
-    for sel in ("#new-game", "#undo", "#hints", "#solution", "#opponent", "#think"):
+    # the board starts near the top; every control is big enough for a finger
+    assert page.locator("#board").bounding_box()["y"] <= 120
+    assert page.evaluate(SMALL_CONTROLS) == []
+    for sel in ("#new-game", "#undo", "#hints", "#solution"):
         b = page.locator(sel).bounding_box()
         assert b and b["x"] >= 0 and b["x"] + b["width"] <= 390, sel
     shot(page, "phone")
+    # the settings are in a drawer: closed, nothing of it is reachable; open, all of it is, at 44 px
+    assert not page.locator("#opponent").is_visible()
+    page.tap("#settings-btn")
+    page.wait_for_function("document.querySelector('#settings').classList.contains('open')")
+    page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')")
+    for sel in ("#opponent", "#starts", "#width", "#height", "#k", "#think", "#start", "#sound"):
+        b = page.locator(sel).bounding_box()
+        assert b and b["x"] >= 0 and b["x"] + b["width"] <= 390 and b["height"] >= 44, (sel, b)
+    assert page.evaluate(SMALL_CONTROLS) == []
+    assert_accessible(page, "phone, settings drawer open")
+    shot(page, "phone_drawer")
+    page.keyboard.press("Escape")
+    page.wait_for_function("!document.querySelector('#settings').classList.contains('open')")
 
 
 def test_phone_held_sideways(browser, stack):
@@ -65,7 +87,7 @@ def test_phone_held_sideways(browser, stack):
         box = page.locator("#board").bounding_box()
         assert box["y"] >= 0 and box["y"] + box["height"] <= 390, box
         assert page.evaluate("document.documentElement.scrollWidth") <= 844
-        page.locator("#solution").scroll_into_view_if_needed()  # the strip scrolls to its last button
+        assert page.evaluate(SMALL_CONTROLS) == []
         page.tap("#solution")
         page.wait_for_function("document.querySelector('#solution').getAttribute('aria-pressed') === 'true'")
         page.tap("#board .hit[data-col='4']")

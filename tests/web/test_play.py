@@ -7,7 +7,8 @@ from connect4.hints import hints
 from connect4.position import Position
 
 from tests.web.helpers import (
-    discs, expected_discs, game_state, my_turn, open_new_game, seat_position, shot, use_settings, wait_ply,
+    discs, expected_discs, game_state, gateway_log, my_turn, open_new_game, seat_position, settled, shot, use_settings,
+    wait_ply,
     wait_ply_at_least, wait_status,
 )
 
@@ -134,7 +135,8 @@ def test_ghost_and_drop(page):
     page.wait_for_function("document.querySelector('#board .discs .disc[data-col=\"3\"][data-row=\"1\"]').getAnimations().length === 0")
     landed = page.evaluate("document.querySelector('#board .discs .disc[data-col=\"3\"][data-row=\"1\"]').getBoundingClientRect().y")
     assert falling["y"] < landed - 50  # it started well above its cell
-    # the last move (the opponent's reply) is marked
+    # the last move (the opponent's reply) is marked, once its disc has landed
+    settled(page)
     st = game_state(page)
     last = st["moves"][-1]
     mark = page.evaluate("(() => { const c = document.querySelector('#board .last-move'); return [+c.getAttribute('cx'), +c.getAttribute('cy')]; })()")
@@ -156,10 +158,12 @@ def test_undo_also_while_the_engine_thinks(page, stack):
     page.keyboard.press("4")
     wait_status(page, "thinking")
     page.wait_for_function("document.querySelector('#detail').textContent.includes('depth')", timeout=15000)
+    log = gateway_log(stack)
     page.keyboard.press("u")
     wait_ply(page, 4)
     wait_status(page, "to_move")
-    page.wait_for_timeout(1500)  # the engine's pending answer is thrown away
+    if log is not None:  # the gateway says it dropped the search (or its answer) for this game
+        log.wait_for(f'"game": "{game_state(page)["id"]}"', any_of=("opponent search stopped", "opponent answer discarded"))
     assert game_state(page)["moves"] == start and sorted(discs(page)) == expected_discs(start)
     # undo after the reply: back to our previous turn
     page.keyboard.press("-")
@@ -228,7 +232,7 @@ def test_engine_sees_a_forced_win(page, stack):
     wait_status(page, "to_move")
     page.wait_for_function("document.querySelector('#status').textContent.includes('Engine sees a forced win!')")
     assert page.inner_text("#eval-text") == "#Y"  # a proven win for yellow fills the bar
-    assert page.evaluate("parseFloat(document.querySelector('.eval-red').style.height)") == 0
+    assert page.evaluate("parseFloat(document.querySelector('.eval-red').dataset.share)") == 0
     shot(page, "forced_win")
 
 
@@ -239,8 +243,8 @@ def test_a_won_game_drops_the_forecast(page, stack):
     my_turn(page)
     page.keyboard.press("1")
     wait_status(page, "over")
-    # "engine:500 wins. Engine sees a forced win!" read as if the game went on
-    assert page.inner_text("#status").strip() == "engine:500 wins."
+    # "engine:500 wins. Engine sees a forced win!" read as if the game went on; the level has a name
+    assert page.inner_text("#status").strip() == "Engine 500 ms wins."
     assert "proven win" in page.inner_text("#detail")
     shot(page, "engine_won")
 
@@ -267,7 +271,7 @@ def test_engine_resigns_when_it_proves_its_loss(page, stack):
     status = page.inner_text("#status")
     assert "You win!" in status and "resign" in status
     # named as on the status line, with the budget the think time gave it
-    assert page.inner_text("#detail").startswith("engine:1000 resigned instead of")
+    assert page.inner_text("#detail").startswith("Engine 1 s resigned instead of playing")
     assert "budget 500 ms" in page.inner_text("#detail")
     assert page.inner_text("#eval-text") == "#Y"
     shot(page, "resigns")
@@ -279,11 +283,11 @@ def test_board_size_and_line_length(page):
     # too big for a 64-bit board: refused with a reason, the game stays
     page.fill("#width", "10")
     page.fill("#height", "7")
-    page.click("#new-game")
-    page.wait_for_function("document.querySelector('#alert').textContent.includes('too big')")
+    page.click("#start")
+    page.wait_for_function("document.querySelector('#size-error').textContent.includes('too big')")
     page.fill("#width", "8")  # 8 × (7 + 1) = 64 bits: the largest with 7 rows
     page.fill("#k", "5")
-    page.click("#new-game")
+    page.click("#start")
     page.wait_for_function("document.querySelector('#seats').textContent.includes('8 × 7, line 5')")
     assert page.locator("#board .hit").count() == 8
     assert page.get_attribute("#board", "viewBox").split()[3] == str(70 + 7 * 100 + 34)
@@ -317,7 +321,7 @@ def test_perfect_opponent_and_about_box(page, stack):
     my_turn(page)
     page.keyboard.press("2")  # keeps the win
     wait_ply(page, len(PONS) + 2)
-    page.wait_for_function("document.querySelector('#detail').textContent.includes('perfect played')")
+    page.wait_for_function("document.querySelector('#detail').textContent.includes('Perfect played')")
     # the About box: version and keys
     page.keyboard.press("?")
     page.wait_for_selector("#about[open]")

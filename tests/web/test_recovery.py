@@ -24,37 +24,51 @@ def conn_state(page, state: str, timeout: float = 30000) -> None:
     page.wait_for_function("s => document.querySelector('#conn').dataset.state === s", arg=state, timeout=timeout)
 
 
+def badge_and_alert_agree(page) -> None:
+    """The badge says offline exactly when the alert says the gateway cannot be reached."""
+    state = page.get_attribute("#conn", "data-state")
+    alert = page.inner_text("#alert") if page.is_visible("#alert") else ""
+    assert (state == "offline") == ("cannot be reached" in alert), (state, alert)
+
+
 def test_gateway_restart(page, own_stack):
+    # the gateway really stopped and started again: what the player does meanwhile
+    # is dropped and said so, never sent later
     open_new_game(page, opponent="random", youStart=True, think=0.05)
     my_turn(page)
     page.keyboard.press("4")
     wait_ply(page, 2)
     wait_status(page, "to_move")
     conn_state(page, "open")
+    before = game_state(page)
 
     own_stack.gateway.kill()  # a crash, not a clean stop
-    conn_state(page, "reconnecting")
-    # Refused: nobody answers, and the page says so. The page draws the disc
-    # at once while the move is on its way and takes it back when the request
-    # fails; the "gateway" alert alone proves nothing (the lost WebSocket
-    # already raises it), so wait for that move request to fail and for the
-    # board to take a move again (no move pending), then count.
+    conn_state(page, "offline")
+    page.wait_for_function("document.querySelector('#alert').textContent.includes('cannot be reached')")
+    badge_and_alert_agree(page)
     with page.expect_event("requestfailed", lambda r: r.method == "POST" and "/moves" in r.url):
         page.keyboard.press("3")
+    page.wait_for_function("document.querySelector('#alert').textContent.includes('Not sent: your move in column 3')")
     my_turn(page)
-    page.wait_for_function("document.querySelector('#alert').textContent.includes('gateway')")
-    assert len(discs(page)) == 2
-    assert page.evaluate("document.querySelector('#board').dataset.ply") == "2"
+    assert len(discs(page)) == 2 and page.evaluate("document.querySelector('#board').dataset.ply") == "2"
+    with page.expect_event("requestfailed", lambda r: r.method == "POST" and r.url.split("?")[0].endswith("/games")):
+        page.keyboard.press("n")
+    page.wait_for_function("document.querySelector('#alert').textContent.includes('the new game was not started')")
+    badge_and_alert_agree(page)
     shot(page, "gateway_down")
 
     own_stack.gateway.start()
     conn_state(page, "open", timeout=30000)  # the WebSocket came back by itself
-    page.wait_for_selector("#alert", state="hidden")
+    badge_and_alert_agree(page)
+    # nothing was sent on the way back: the same game, the same moves
+    st = game_state(page)
+    assert (st["id"], st["moves"]) == (before["id"], before["moves"])
     my_turn(page)
     page.keyboard.press("3")
     wait_ply(page, 4)
     st = game_state(page)
-    assert st["moves"][0] == 4 and st["moves"][2] == 3
+    assert st["id"] == before["id"] and st["moves"][:3] == [4, before["moves"][1], 3]
+    assert page.is_hidden("#alert")
 
 
 def test_engine_down_then_back(page, own_stack):

@@ -20,13 +20,13 @@ function noHistory() {
 }
 
 /** -> {scores:{1:..}, best, nodes, source, elapsed_ms}; throws ApiError. */
-export async function analyse(state, ply, deadlineMs = undefined) {
+export async function analyse(state, ply, deadlineMs = undefined, signal = null) {
   const key = positionKey(state, ply);
   const hit = cache.get(key);
   if (hit) return hit;
   const current = ply === state.moves.length;
   if (!current && historyAnalysis === false) throw noHistory();
-  const reply = await api.analysis(state.id, current ? undefined : ply, deadlineMs);
+  const reply = await api.analysis(state.id, current ? undefined : ply, deadlineMs, signal);
   // A gateway that ignores ?ply answers for the current position: only trust
   // it when it names the ply it analysed or the ply is the current one.
   if (reply.ply !== undefined) historyAnalysis = true;

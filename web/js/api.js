@@ -13,7 +13,7 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method, path, { body, token, query, timeoutMs = 120000 } = {}) {
+async function call(method, path, { body, token, query, timeoutMs = 120000, signal = null } = {}) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers["X-Player-Token"] = token;
@@ -21,13 +21,17 @@ async function call(method, path, { body, token, query, timeoutMs = 120000 } = {
   for (const [k, v] of Object.entries(query || {})) if (v !== undefined && v !== null) url.searchParams.set(k, v);
   const ctrl = new AbortController();
   const timer = setTimeout(() => ctrl.abort(), timeoutMs);
+  const cancel = () => ctrl.abort();
+  signal?.addEventListener("abort", cancel);
   let res;
   try {
     res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: ctrl.signal, cache: "no-store" });
   } catch (err) {
-    throw new ApiError(0, "network", "The gateway cannot be reached; retrying when it is back.");
+    if (signal?.aborted) throw new ApiError(0, "cancelled", "cancelled");
+    throw new ApiError(0, "network", "The gateway cannot be reached.");
   } finally {
     clearTimeout(timer);
+    signal?.removeEventListener("abort", cancel);
   }
   let data = null;
   try { data = await res.json(); } catch { /* not JSON */ }
@@ -52,8 +56,8 @@ export const api = {
   hints: (id, token, on) => call("POST", `games/${encodeURIComponent(id)}/hints`, { token, body: { on } }),
   replay: (id, token, moves) =>
     call("POST", `games/${encodeURIComponent(id)}/replay`, { token, body: { moves, wait: false }, query: { wait: "false" } }),
-  analysis: (id, ply, deadlineMs) =>
-    call("GET", `games/${encodeURIComponent(id)}/analysis`, { query: { ply, deadline_ms: deadlineMs }, timeoutMs: 30000 }),
+  analysis: (id, ply, deadlineMs, signal = null) =>
+    call("GET", `games/${encodeURIComponent(id)}/analysis`, { query: { ply, deadline_ms: deadlineMs }, timeoutMs: 30000, signal }),
   // a bookgen worker traces the game: allow it the gateway's learn timeout (120 s by default) and more
   learn: (id, token) => call("POST", `games/${encodeURIComponent(id)}/learn`, { token, body: {}, timeoutMs: 330000 }),
   health: () => call("GET", "/healthz", { timeoutMs: 5000 }),

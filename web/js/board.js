@@ -33,7 +33,26 @@ export class BoardView {
     this.cursor = null; // keyboard cursor column
     this.interactive = false;
     this.game = null;
+    this.landsAt = 0; // performance.now() when the last falling disc lands
+    this.settled = Promise.resolve(); // resolves when every falling disc has landed
+    this.marksGen = 0;
+    this.lastDrop = null; // the animation of the disc that falls last
   }
+
+  /** Milliseconds until the disc that falls last has landed, on the document's
+   * timeline (the one the animations run on). */
+  untilLanded() {
+    const a = this.lastDrop;
+    if (!a || a.playState === "finished" || !a.effect) return 0;
+    const t = a.effect.getTiming();
+    const now = document.timeline.currentTime;
+    // not started yet (startTime null): it starts at the next frame, as a new one would
+    const start = a.startTime ?? now;
+    return Math.max(0, start + t.delay + t.duration - now);
+  }
+
+  /** Is a disc still falling? */
+  get falling() { return performance.now() < this.landsAt; }
 
   /** x, y of a cell centre, 1-based column and row (row 1 = bottom). */
   centre(col, row) {
@@ -147,21 +166,34 @@ export class BoardView {
     });
     for (const [key, disc] of this.discs) if (!keep.has(key)) { disc.remove(); this.discs.delete(key); }
 
+    // New discs fall one after the other: a reply waits until the disc before
+    // it (still falling from an earlier draw, perhaps) has landed.
     if (view.animate && added.length && added.length <= 2) {
-      let delay = 0;
-      for (const { disc, row } of added) delay += this.drop(disc, row, delay);
+      let delay = this.untilLanded();
+      for (const { disc, row } of added) {
+        const a = this.drop(disc, row, delay);
+        if (a) { this.lastDrop = a; delay += a.effect.getTiming().duration; }
+      }
+      this.landsAt = performance.now() + delay;
     }
-
-    this.drawMarks();
+    // the last-move mark and the winning line appear once the disc is in place
+    const gen = ++this.marksGen;
+    this.markLayer.replaceChildren();
+    const pending = this.svg.getAnimations({ subtree: true }).filter((a) => a.playState === "running");
+    this.settled = pending.length ? Promise.allSettled(pending.map((a) => a.finished)).then(() => undefined) : Promise.resolve();
+    if (pending.length) this.settled.then(() => { if (gen === this.marksGen) this.drawMarks(); });
+    else this.drawMarks();
     this.drawSolution();
     this.drawGhost();
   }
 
-  /** Gravity: falls from above the board, accelerating; returns its duration. */
+  /** Gravity: falls from the top of the drawing (never cut by its edge),
+   * accelerating; returns the animation, or null under reduced motion. */
   drop(disc, row, delay) {
-    const fall = TOP * 0.6 + (this.size.height - row + 1) * CELL;
+    // from a centre one radius below the drawing's top edge to the cell's centre
+    const fall = this.centre(1, row)[1] - R - 2;
     const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-    if (reduced) return 0; // people who asked for less motion get the disc in place at once
+    if (reduced) return null; // people who asked for less motion get the disc in place at once
     const ms = Math.round(140 + 55 * Math.sqrt(this.size.height - row + 1));
     disc.classList.add("falling");
     const anim = disc.animate(
@@ -169,7 +201,7 @@ export class BoardView {
       { duration: ms, delay, easing: "cubic-bezier(0.5, 0, 0.9, 0.55)", fill: "backwards" },
     );
     anim.onfinish = () => disc.classList.remove("falling");
-    return ms;
+    return anim;
   }
 
   drawMarks() {
@@ -236,7 +268,7 @@ export class BoardView {
     if (sol.loading || sol.error) {
       const t = el("text", { class: "sol-loading", x: (game.width * CELL) / 2, y: TOP / 2 + 8 }, layer);
       // the whole message is in the status details; the board says it short
-      t.textContent = sol.loading ? "solving…" : "no solution: see above";
+      t.textContent = sol.loading ? `solving…${sol.seconds ? ` ${sol.seconds} s` : ""}` : sol.cancelled ? "solving cancelled" : "not proven: see above";
       return;
     }
     const scores = sol.scores || {};
@@ -253,8 +285,9 @@ export class BoardView {
       a.textContent = signed(s);
       const b = el("text", { class: "sol-text", x, y: 56 }, g);
       b.textContent = v.kind === "draw" ? "draw" : `${v.kind === "win" ? "win" : "loss"} ${v.n}`;
+      if (s === best) el("text", { class: "sol-star", x: x + 33, y: 24 }, g).textContent = "★";
       const title = el("title", {}, g);
-      title.textContent = `Column ${c}: ${verdictText(v)} (score ${signed(s)})`;
+      title.textContent = `Column ${c}: ${verdictText(v)} (score ${signed(s)})${s === best ? ", the best move" : ""}`;
     }
   }
 

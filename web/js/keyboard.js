@@ -4,8 +4,8 @@
 export const KEYS = [
   [["1 … 9", "a … g"], "drop a disc in that column"],
   [["←", "→", "Enter"], "move the column cursor, drop"],
-  [["N"], "new game"],
-  [["S"], "swap who starts and restart"],
+  [["N"], "new game (the settings as applied)"],
+  [["S"], "swap who starts and restart (after a game: swap and rematch)"],
   [["U"], "undo (also while the engine thinks)"],
   [["H"], "hint rings on / off"],
   [["X"], "show solution on / off"],
@@ -15,7 +15,8 @@ export const KEYS = [
   [["M"], "jump to the first mistake"],
   [["L"], "copy the share link"],
   [["?"], "about and keys"],
-  [["Esc"], "close this box, back to the game"],
+  [["Enter"], "in the settings: Start with what the fields say"],
+  [["Esc"], "close this box, the settings or the result; back to the game"],
 ];
 
 /**

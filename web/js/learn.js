@@ -28,11 +28,13 @@ export function learnError(err) {
   return err.message || "Learning failed.";
 }
 
-/** The Learn panel: shown to a player once the game is over. */
+/** The Learn panel: shown to a player once a game against a program is over
+ * (between people there is no program move to check). */
 export function renderLearn(app) {
   const st = app.st;
   const panel = $("learn-panel");
-  const show = !!(st && app.seat && st.status === "over" && st.moves.length);
+  const program = st && ["red", "yellow"].some((c) => st.seats[c]?.kind === "opponent");
+  const show = !!(st && app.seat && program && st.status === "over" && st.moves.length);
   panel.hidden = !show;
   if (!show) return;
   if (!app.learn || app.learn.id !== app.id) resetLearn(app);

@@ -14,6 +14,9 @@ import { seconds } from "./format.js";
 import { showAlert, clearAlert, alertKind, copyText } from "./ui.js";
 import * as panels from "./panels.js";
 import { renderLearn, resetLearn, learnFrom } from "./learn.js";
+import { levelName } from "./levels.js";
+import { describeResult } from "./result.js";
+import * as sound from "./sound.js";
 
 const WEB_VERSION = "0.1.0";
 const $ = (id) => document.getElementById(id);
@@ -39,6 +42,10 @@ const app = {
   recovering: false,
   downService: "", // which service the "down" alert is about ("solver", "engine", or "" when unknown)
   learn: null, // "learn from this game": {id, busy, report, error} (learn.js)
+  unreachable: false, // the last request to the gateway failed for the network: the badge says offline
+  resultShown: null, // "id:version" of the result banner shown (closed with Esc or "Look at the board")
+  unprovenUpTo: 0, // the verdicts stopped here: moves 1..n are not proven
+  solving: null, // {key, ctrl, started, timer} of the solution request under way
 };
 
 let settings, board;
@@ -61,7 +68,7 @@ const store = {
 
 // ---- starting --------------------------------------------------------------
 async function boot() {
-  settings = new Settings($("settings"), { onChange: settingChanged });
+  settings = new Settings($("settings"), { onChange: settingChanged, onStart: startFromSettings });
   board = new BoardView($("board"), { onColumn: (c) => play(c) });
   // an empty board of the chosen size until a game is there
   const { width, height, k } = settings.v;
@@ -75,12 +82,14 @@ async function boot() {
 
   const q = new URLSearchParams(location.search);
   const gid = q.get("game"), invite = q.get("invite");
+  window.addEventListener("offline", () => setReachable(false, OFFLINE));
+  window.addEventListener("online", () => recover());
   if (gid && invite) await joinGame(gid, invite);
   else if (gid) await openGame(gid, { watchIfUnknown: true });
   else {
     const last = store.last();
     if (last && store.get(last)) await openGame(last, { newIfUnknown: true });
-    else await newGame();
+    else await newGame({ auto: true });
   }
 }
 
@@ -88,6 +97,7 @@ async function loadOpponents(attempt = 0) {
   try {
     const list = await api.opponents();
     settings.setOpponents(list);
+    fillLevels(list);
   } catch (err) {
     const fallback = [{ spec: settings.v.opponent, family: "engine" }, { spec: "perfect", family: "perfect" }, { spec: "human", family: "human" }];
     settings.setOpponents(fallback.filter((o, i, a) => a.findIndex((x) => x.spec === o.spec) === i));
@@ -124,25 +134,44 @@ function follow(id, token, seat) {
   });
 }
 
-async function newGame() {
+/** A new game with the applied settings. `auto`: the page's own first game
+ * (retried while the gateway is away); a player's N, Start or Rematch is sent
+ * once, or visibly dropped when the gateway cannot be reached. */
+async function newGame({ auto = false } = {}) {
   const bad = settings.sizeError();
   if (bad) {
     showAlert(bad, "error");
     // no game yet (stored settings of a board too big): say what to do, not "Loading…"
-    if (!app.st) setStatus("Choose a smaller board or a shorter line in the settings strip, then press N.");
+    if (!app.st) setStatus("Choose a smaller board or a shorter line in the settings, then press Start.");
     return;
   }
   const req = settings.createRequest();
   try {
     const reply = await api.create(req);
+    reached();
     store.put(reply.state.id, { token: reply.token, seat: reply.seat, invite: reply.invite || null, inviteUrl: reply.invite_url || null });
     follow(reply.state.id, reply.token, reply.seat);
     clearAlert();
     applyState(reply.state);
   } catch (err) {
+    if (!auto && err.code === "network") return dropped("the new game was not started");
     handleError(err, "Cannot start a game");
-    if (err.code === "network" || err.code === "service_unavailable") retryLater(() => newGame());
+    if (auto && (err.code === "network" || err.code === "service_unavailable")) retryLater(() => newGame({ auto }));
   }
+}
+
+/** Start (or Enter) in the settings: the fields are applied together. */
+function startFromSettings() {
+  closeDrawer();
+  newGame().then(() => $("board").focus({ preventScroll: true }));
+}
+
+/** Rematch: the finished game's opponent, size and line again; `swap` swaps who starts. */
+function rematch(swap = false) {
+  const st = app.st;
+  if (st && app.seat) settings.adopt(st, app.seat);
+  if (swap) settings.swapStarter();
+  newGame().then(() => $("board").focus({ preventScroll: true }));
 }
 
 async function openGame(id, { newIfUnknown = false, watchIfUnknown = false } = {}) {
@@ -155,10 +184,8 @@ async function openGame(id, { newIfUnknown = false, watchIfUnknown = false } = {
     applyState(st);
   } catch (err) {
     if (err.code === "unknown_game") {
-      if (newIfUnknown) return newGame();
-      app.id = null;
-      setStatus("This game does not exist or has expired. Press N for a new game.");
-      if (watchIfUnknown) showAlert(err.message, "error");
+      if (newIfUnknown) return newGame({ auto: true });
+      missingGame(id);
       return;
     }
     handleError(err, "Cannot load the game");
@@ -189,14 +216,22 @@ async function joinGame(id, invite) {
       showAlert(`${sentence(err.message)} You are watching the game.`, "info");
       return openGame(id);
     }
-    if (err.code === "unknown_game") {
-      showAlert(err.message, "error");
-      setStatus("This game does not exist or has expired. Press N for a new game.");
-      return;
-    }
+    if (err.code === "unknown_game") { missingGame(id, true); return; }
     handleError(err, "Cannot join");
     retryLater(() => joinGame(id, invite));
   }
+}
+
+/** A link to a game that is not there (mistyped, crafted or expired): say so;
+ * this browser's own games stay as they were. */
+function missingGame(id, invite = false) {
+  const shown = String(id).slice(0, 40);
+  if (!app.st) app.id = null;
+  document.body.dataset.status = "missing";
+  setStatus(`There is no game “${shown}”. Press N for a new game.`);
+  const mine = store.last();
+  const back = mine && mine !== id && store.get(mine) ? ` Your last game is still there: ${location.origin}/?game=${encodeURIComponent(mine)}` : "";
+  showAlert(`This ${invite ? "invite" : "watch"} link names a game that does not exist or has expired.${back}`, "error");
 }
 
 /** "text" -> "Text." (gateway messages are clauses; alerts join them into sentences) */
@@ -221,15 +256,13 @@ function applyState(st) {
   app.positionAt.set(st.version, st.moves.join(","));
   if (st.status !== "thinking" || (app.progress && !aboutThisPosition(app.progress, st))) app.progress = null;
   if (app.recovering && alertKind() === "down") clearAlert();
-  document.body.dataset.status = st.status;
-  document.body.dataset.version = st.version;
   if (app.viewPly !== null && app.viewPly > st.ply) app.viewPly = null;
   render(true);
   refreshSolution();
   if (st.next_game && !app.seat) {
     // live: follow the agent on; opened later (a finished game being looked at): only say where it went
     if (prev && prev.next_game !== st.next_game) followNext(st);
-    else if (!prev) showAlert(`This player went on to a new game: ${location.origin}/?game=${encodeURIComponent(st.next_game)}`, "info");
+    else if (!prev) document.body.dataset.nextGame = "named", showAlert(`This player went on to a new game: ${location.origin}/?game=${encodeURIComponent(st.next_game)}`, "info");
   }
   if (prev && prev.version === st.version) return; // the same state again (reply and WebSocket): nothing new to solve
   if (st.status === "over" && !app.verdicts && st.allow_analysis !== false && st.moves.length) startVerdicts();
@@ -240,6 +273,7 @@ function applyState(st) {
  * points its old game at the next one (`next_game`). */
 const NEXT_GAME_DELAY_MS = 3000;
 function followNext(st) {
+  document.body.dataset.nextGame = "following";
   showAlert("The player started a new game: following it in a moment.", "info", NEXT_GAME_DELAY_MS + 500);
   setTimeout(() => {
     if (app.id === st.id && !app.seat) follow(st.next_game, null, null);
@@ -272,11 +306,59 @@ function liveError(e) {
   } else if (e.message) showAlert(sentence(e.message), "error", 6000);
 }
 
+let wsState = "idle";
 function connStatus(s) {
-  const c = $("conn");
-  c.dataset.state = s;
-  c.querySelector(".conn-text").textContent = { open: "live", connecting: "connecting…", reconnecting: "reconnecting…", gone: "closed" }[s] || s;
+  wsState = s;
+  if (s === "open") reached();
+  renderConn();
   if (s === "reconnecting" && !app.recovering) recover();
+}
+
+/** The badge: "offline" whenever the page knows the gateway cannot be reached
+ * (the alert then says so too), else the WebSocket's state. */
+function renderConn() {
+  const c = $("conn");
+  const s = app.unreachable || !navigator.onLine ? "offline" : wsState;
+  c.dataset.state = s;
+  c.querySelector(".conn-text").textContent = { open: "live", connecting: "connecting…", reconnecting: "reconnecting…", gone: "closed", offline: "offline" }[s] || s;
+}
+
+const UNREACHABLE = "The gateway cannot be reached. The page reconnects by itself when it is back…";
+const OFFLINE = "This device is offline: the gateway cannot be reached. Nothing is sent until it is back.";
+
+function setReachable(ok, message = UNREACHABLE) {
+  app.unreachable = !ok;
+  if (!ok) { app.downService = "gateway"; if (alertKind() !== "dropped") showAlert(message, "down"); }
+  renderConn();
+  if (!ok) recover();
+}
+
+/** A request got through: the gateway is reachable again. */
+function reached() {
+  if (!app.unreachable) return;
+  app.unreachable = false;
+  if ((alertKind() === "down" && app.downService === "gateway") || alertKind() === "dropped") clearAlert();
+  renderConn();
+  backAgain();
+}
+
+/** An action that could not be sent: it is dropped, and the page says so (it is
+ * never sent later by itself). */
+const droppedActions = [];
+function dropped(what) {
+  app.unreachable = true;
+  app.downService = "gateway";
+  droppedActions.push(what);
+  showAlert(`Not sent: ${droppedActions.join("; ")}. The gateway cannot be reached; do it again when it is back.`, "dropped");
+  renderConn();
+  recover();
+}
+
+/** Back online: the dropped actions are named once more, as dropped. */
+function backAgain() {
+  if (!droppedActions.length) return;
+  showAlert(`Connected again. Not sent while the gateway was away: ${droppedActions.join("; ")}.`, "dropped", 10000);
+  droppedActions.length = 0;
 }
 
 // ---- recovering from a gateway or service outage -----------------------------------------
@@ -288,18 +370,26 @@ async function recover() {
   if (app.recovering) return;
   app.recovering = true;
   let wait = 1000;
-  while (app.id) {
+  while (true) {
     try {
+      if (!app.id) { await api.health(); app.recovering = false; app.unreachable = false; if (alertKind() === "down") clearAlert(); renderConn(); backAgain(); return; }
       const st = await api.get(app.id, app.token);
       app.recovering = false;
-      if (alertKind() === "down") clearAlert();
+      app.unreachable = false;
+      if (alertKind() === "down" || alertKind() === "dropped") clearAlert();
+      renderConn();
+      backAgain();
       applyState(st);
       app.live?.kick();
       return;
     } catch (err) {
       if (err.code === "unknown_game") { app.recovering = false; return; }
-      if (!app.live || !app.live.isOpen) app.downService = "gateway";
-      if (!app.live || !app.live.isOpen) showAlert("The gateway cannot be reached. The page reconnects by itself when it is back…", "down");
+      if (err.code === "network") {
+        app.downService = "gateway";
+        app.unreachable = true;
+        if (alertKind() !== "dropped") showAlert(navigator.onLine ? UNREACHABLE : OFFLINE, "down");
+        renderConn();
+      }
       await new Promise((r) => setTimeout(r, wait));
       wait = Math.min(wait * 1.6, 5000);
     }
@@ -353,7 +443,7 @@ function showDown(message) {
 function handleError(err, what = "") {
   if (!(err instanceof ApiError)) { showAlert(`${what}: ${err.message}`, "error", 8000); return; }
   if (err.state) applyState(err.state);
-  if (err.code === "network") { showAlert(err.message, "down"); recover(); return; }
+  if (err.code === "network") { setReachable(false); return; }
   if (err.code === "service_unavailable" || err.code === "timeout") {
     if (err.code === "timeout") showAlert(err.message, "down"); else showDown(err.message);
     waitReady();
@@ -377,18 +467,20 @@ async function play(col) {
   if (!app.seat) return refuse("You are watching this game. Press N to start your own.");
   if (st.status === "over") return refuse("The game is over. Press N for a new game.");
   if (app.pending !== null) return;
-  if (st.status === "thinking") return refuse("Wait for your opponent's move (U takes back your move).");
+  if (st.status === "thinking") return refuse(`Wait: ${panels.seatName(app, st.to_move, { subject: true })} is thinking (U takes back your move).`);
   if (st.status === "waiting_for_player" || st.to_move !== app.seat) return refuse("It is not your turn.");
   const game = Game.from(st);
   if (game.canPlay(col)) { app.pending = col; render(true); }
   try {
     const reply = await api.move(app.id, app.token, col, st.version);
+    reached();
     app.pending = null;
-    clearAlert(["error"]);
+    clearAlert(["error", "dropped"]);
     applyState(stateOf(reply));
   } catch (err) {
     app.pending = null;
     render(false);
+    if (err.code === "network") return dropped(`your move in column ${col}`);
     handleError(err);
   }
 }
@@ -412,8 +504,8 @@ async function undo() {
   app.viewPly = null;
   try {
     applyState(stateOf(await api.undo(app.id, app.token)));
-    clearAlert(["error"]);
-  } catch (err) { handleError(err); }
+    clearAlert(["error", "dropped"]);
+  } catch (err) { if (err.code === "network") dropped("the undo"); else handleError(err); }
 }
 
 async function toggleHints() {
@@ -423,15 +515,17 @@ async function toggleHints() {
     const st = stateOf(await api.hints(app.id, app.token, !app.st.hints_on));
     settings.rememberHints(st.hints_on);
     applyState(st);
-  } catch (err) { handleError(err); }
+  } catch (err) { if (err.code === "network") dropped("the hint rings switch"); else handleError(err); }
 }
 
 function toggleSolution() {
   app.solution = !app.solution;
-  if (!app.solution) app.solutionData = null;
+  if (!app.solution) { stopSolving(); app.solutionData = null; }
   render(false);
   refreshSolution();
 }
+
+const SOLVE_DEADLINE_MS = 10000; // the gateway's default for the current position
 
 async function refreshSolution() {
   const st = app.st;
@@ -443,24 +537,58 @@ async function refreshSolution() {
   if (game.isOver) { app.solutionData = { key, scores: {} }; render(false); return; }
   const hit = cached(st, ply);
   if (hit) { app.solutionData = { key, ...hit }; render(false); return; }
-  if (app.solutionData && app.solutionData.key === key && app.solutionData.loading) return;
-  app.solutionData = { key, loading: true };
+  if (app.solutionData && app.solutionData.key === key && (app.solutionData.loading || app.solutionData.cancelled)) return;
+  stopSolving();
+  const ctrl = new AbortController();
+  const started = Date.now();
+  app.solutionData = { key, loading: true, seconds: 0 };
+  // progress: the seconds so far, on the board and the detail line; Cancel stops it
+  const timer = setInterval(() => {
+    if (app.solutionData?.key !== key || !app.solutionData.loading) return;
+    app.solutionData.seconds = Math.round((Date.now() - started) / 1000);
+    board.drawSolution();
+    renderStatus();
+  }, 1000);
+  app.solving = { key, ctrl, timer };
+  $("solve-cancel").hidden = false;
   render(false);
   try {
-    const a = await analyse(st, ply);
+    const a = await analyse(st, ply, undefined, ctrl.signal);
     if (app.solutionData?.key === key) { app.solutionData = { key, ...a }; render(false); }
     if (app.verdicts) renderMoves();
   } catch (err) {
     if (app.solutionData?.key !== key) return;
-    // the gateway's "could not prove every column within 10000 ms" says nothing of when it will
-    const text = err.code === "timeout"
-      ? `the solver could not prove this position within 10 s (the first moves of a big board take it minutes, a busy solver longer); the scores come a few moves later`
-      : err.message;
+    if (err.code === "cancelled") { app.solutionData = { key, cancelled: true, error: "solving cancelled: press X twice to try again" }; render(false); return; }
+    const text = err.code === "timeout" ? unprovenText(game) : err.message;
     app.solutionData = { key, error: text };
     render(false);
     if (err.code === "service_unavailable") { showDown(err.message); waitReady(); }
-    else if (err.code === "network") recover();
+    else if (err.code === "network") setReachable(false);
+  } finally {
+    clearInterval(timer);
+    if (app.solving?.key === key) { app.solving = null; $("solve-cancel").hidden = true; }
   }
+}
+
+function stopSolving() {
+  if (!app.solving) return;
+  clearInterval(app.solving.timer);
+  app.solving.ctrl.abort();
+  app.solving = null;
+  $("solve-cancel").hidden = true;
+}
+
+/** What is proven of a position the solver could not finish in time: the
+ * moves that win or lose at once are exact (the rules decide them). */
+function unprovenText(game) {
+  const h = game.hints();
+  const cols = (a) => (a.length === 1 ? `column ${a[0]}` : `columns ${a.join(", ")}`);
+  const facts = [];
+  if (h.winning_moves.length) facts.push(`${cols(h.winning_moves)} wins at once`);
+  if (h.must_block.length) facts.push(`${cols(h.must_block)} must be blocked`);
+  if (h.losing_moves.length) facts.push(`${cols(h.losing_moves)} loses at once (the opponent then wins)`);
+  const proven = facts.length ? `Proven so far: ${facts.join("; ")}.` : "Nothing is proven beyond the rules: no column wins or loses at once.";
+  return `the solver could not prove this position within ${SOLVE_DEADLINE_MS / 1000} s (the first moves of a big board take it minutes); ${proven} The scores come a few moves later.`;
 }
 
 function startVerdicts() {
@@ -468,6 +596,7 @@ function startVerdicts() {
   if (!st || !st.moves.length) return;
   if (st.allow_analysis === false) { app.analysisNote = "analysis is off for this game"; renderMoves(); return; }
   app.verdicts = true;
+  app.unprovenUpTo = 0;
   app.analysisNote = "solving…";
   renderMoves();
   let done = 0;
@@ -481,6 +610,7 @@ function startVerdicts() {
     renderMoves();
   }, (err, at) => {
     if (!current()) return;
+    if (err && err.code !== "no_history_analysis") app.unprovenUpTo = at + 1;
     if (!err) app.analysisNote = "solver verdicts";
     else if (err.code === "no_history_analysis") app.analysisNote = `${err.message}${done ? ` (${done} seen with Show solution on)` : ""}`;
     else if (err.code === "timeout") app.analysisNote = `verdicts from move ${at + 2} on (the position before move ${at + 1} is not proven in 4 s)`;
@@ -508,13 +638,18 @@ function jumpToMistake() {
   const st = app.st;
   if (!st) return;
   const i = firstMistake(st);
+  const u = app.unprovenUpTo;
+  const unproven = u ? ` Moves 1–${u} are not proven (the solver could not prove those positions within 4 s), so an earlier mistake is possible.` : "";
   if (i >= 0) {
     view(i + 1);
     if (app.analysisNote.startsWith("solving")) showAlert("The earliest mistake found so far: the solver is still working back through the game.", "info", 4000);
+    else if (u) showAlert(`The first mistake the solver proved is move ${i + 1}.${unproven}`, "info", 6000);
     return;
   }
   if (!app.verdicts) { startVerdicts(); showAlert("Analysing the game: press M again when the verdicts are in.", "info", 4000); return; }
-  showAlert(app.analysisNote.startsWith("solver verdicts") ? "No mistake: every move kept the theoretical value." : "No mistake found yet (the solver is still working).", "info", 4000);
+  if (app.analysisNote.startsWith("solving")) showAlert("No mistake found yet (the solver is still working).", "info", 4000);
+  else if (u) showAlert(`No mistake from move ${u + 1} on.${unproven}`, "info", 6000);
+  else showAlert("No mistake: every move kept the theoretical value.", "info", 4000);
 }
 
 async function share() {
@@ -524,15 +659,11 @@ async function share() {
   showAlert(ok ? `Share link copied: ${link}` : `Share link: ${link}`, "info", 4000);
 }
 
+/** The think time applies at once; the other settings wait for Start. */
 function settingChanged(name) {
   if (name === "think") {
     if (app.st && app.seat && app.st.think_ms !== settings.thinkMs && app.st.status !== "over") changeThinkTime(settings.thinkMs);
-    return;
   }
-  const st = app.st;
-  const fresh = !st || !app.seat || st.status === "over" || st.ply === 0 || (st.ply === 1 && st.seats[NAME[0]].kind === "opponent");
-  if (fresh) newGame();
-  else setDetailNote("The new settings apply from the next game: press N (or S to swap who starts).");
 }
 
 /** The think time of the running game (POST /games/{id}/settings, docs/api.md
@@ -548,6 +679,7 @@ function changeThinkTime(ms) {
       setDetailNote(`Think time ${seconds(ms / 1000)} from the next move on.`);
     } catch (err) {
       if (err.code === "not_found" || err.code === "method_not_allowed") setDetailNote(`Think time ${seconds(ms / 1000)} applies from the next game (N).`);
+      else if (err.code === "network") dropped(`the think time ${seconds(ms / 1000)} for this game (it applies to the next game)`);
       else handleError(err);
     }
   }, 300);
@@ -563,7 +695,7 @@ const keyActions = {
   },
   dropCursor: () => { if (app.cursor) play(app.cursor); else keyActions.cursor(0); },
   newGame: () => newGame(),
-  swap: () => { settings.swapStarter(); newGame(); },
+  swap: () => { if (app.st?.status === "over" && app.seat) return rematch(true); settings.swapStarter(); newGame(); },
   undo: () => undo(),
   hints: () => toggleHints(),
   solution: () => toggleSolution(),
@@ -574,7 +706,13 @@ const keyActions = {
   mistake: () => jumpToMistake(),
   share: () => share(),
   about: () => openAbout(),
-  escape: () => { const d = $("about"); if (d.open) d.close(); else if (app.viewPly !== null) view(Infinity); },
+  escape: () => {
+    const d = $("about");
+    if (d.open) d.close();
+    else if ($("settings").classList.contains("open")) closeDrawer();
+    else if (!$("result").hidden) closeResult();
+    else if (app.viewPly !== null) view(Infinity);
+  },
 };
 
 function wireButtons() {
@@ -595,6 +733,59 @@ function wireButtons() {
   });
   $("about-btn").addEventListener("click", () => openAbout());
   $("learn").addEventListener("click", () => learnFrom(app, () => renderLearn(app)));
+  $("settings-btn").addEventListener("click", () => ($("settings").classList.contains("open") ? closeDrawer() : openDrawer()));
+  $("settings-close").addEventListener("click", () => closeDrawer());
+  $("rematch").addEventListener("click", () => rematch(false));
+  $("swap-rematch").addEventListener("click", () => rematch(true));
+  $("result-close").addEventListener("click", () => closeResult());
+  $("solve-cancel").addEventListener("click", () => cancelSolving());
+  const snd = $("sound");
+  snd.setAttribute("aria-pressed", String(sound.soundOn()));
+  snd.addEventListener("click", () => { sound.setSound(!sound.soundOn()); snd.setAttribute("aria-pressed", String(sound.soundOn())); });
+  // the board's focus frame is for keyboard players: a click or a tap hides it
+  document.addEventListener("keydown", (ev) => { if (!ev.ctrlKey && !ev.metaKey) $("board").classList.add("keyboard"); });
+  document.addEventListener("pointerdown", () => $("board").classList.remove("keyboard"));
+}
+
+function cancelSolving() {
+  const key = app.solving?.key;
+  stopSolving();
+  if (key && app.solutionData?.key === key) { app.solutionData = { key, cancelled: true, error: "solving cancelled: press X twice to try again" }; render(false); }
+}
+
+function openDrawer() {
+  const f = $("settings");
+  settings.sync();
+  f.classList.add("open");
+  $("settings-btn").setAttribute("aria-expanded", "true");
+  $("opponent").focus({ preventScroll: true });
+}
+
+function closeDrawer() {
+  const f = $("settings");
+  if (!f.classList.contains("open")) return;
+  f.classList.remove("open");
+  $("settings-btn").setAttribute("aria-expanded", "false");
+  if (f.contains(document.activeElement)) $("settings-btn").focus({ preventScroll: true });
+}
+
+function closeResult() {
+  $("result").hidden = true;
+  $("board").focus({ preventScroll: true });
+}
+
+/** The About box's levels: each name with its spec and what it is. */
+function fillLevels(list) {
+  const t = $("levels");
+  t.replaceChildren();
+  for (const o of list) {
+    const tr = t.insertRow();
+    tr.insertCell().textContent = o.spec === "human" ? "Another person" : levelName(o.spec);
+    const code = document.createElement("code");
+    code.textContent = o.spec;
+    tr.insertCell().append(code);
+    tr.insertCell().textContent = o.description || "";
+  }
 }
 
 function openAbout() {
@@ -620,12 +811,15 @@ function fillAbout() {
 }
 
 // ---- drawing ------------------------------------------------------------------------------------
-/** The height the board may take: the window below the board's top (the
- * settings strip wraps on narrow windows, alerts and notes come and go). */
+/** The room the board may take: the width of its row and the window's height
+ * below the board's top, less the action bar when it sits below the board. */
 function fitBoard() {
   const el = $("board");
   const top = el.getBoundingClientRect().top + window.scrollY;
-  el.style.setProperty("--avail", `${Math.max(160, window.innerHeight - top - 12)}px`);
+  const bar = $("actions").getBoundingClientRect();
+  const below = bar.top > el.getBoundingClientRect().top + 20 ? bar.height + 12 : 0;
+  el.style.setProperty("--avail", `${Math.max(160, window.innerHeight - top - 12 - below)}px`);
+  el.style.setProperty("--roww", `${el.closest(".board-row").clientWidth}px`);
 }
 
 function watchLayout() {
@@ -633,14 +827,16 @@ function watchLayout() {
   window.addEventListener("resize", fitBoard);
   if (!window.ResizeObserver) return;
   const above = new ResizeObserver(() => fitBoard());
-  for (const el of document.querySelectorAll(".top, #settings, #alert, #status, #detail, #history-banner")) above.observe(el);
+  for (const el of document.querySelectorAll(".top, #settings, .lines, .board-row, #actions")) above.observe(el);
 }
 
 function setStatus(text) { $("status").textContent = text; }
 let detailNote = "";
 function setDetailNote(text) { detailNote = text; renderStatus(); setTimeout(() => { if (detailNote === text) { detailNote = ""; renderStatus(); } }, 6000); }
-function renderStatus() { if (app.st) panels.renderStatus(app, detailNote); }
-function renderEval() { if (app.st) panels.renderEval(app); }
+// While a disc falls the panels keep what they said: the new status, the
+// evaluation and the result appear when it has landed (render() redraws them).
+function renderStatus() { if (app.st && !board.falling) panels.renderStatus(app, detailNote); }
+function renderEval() { if (app.st && !board.falling) panels.renderEval(app); }
 function renderMoves() { if (app.st) panels.renderMoves(app, view); }
 function renderShare() { if (app.st) panels.renderShare(app); }
 
@@ -662,7 +858,35 @@ function render(animate) {
   if (following && st.status === "over" && st.winning_cells && st.winning_cells.length) winLine = st.winning_cells;
   const prompt = following && myTurn && game.ply < 2
     ? (st.width >= 6 ? `your move: click a column or press 1–${Math.min(9, st.width)}` : "your move") : null;
+  const before = board.landsAt;
   board.render(game, { interactive: following && myTurn, hints, solution: sol, animate: animate && following, winLine, prompt });
+  const fell = board.landsAt !== before && board.falling;
+  if (board.falling) {
+    document.body.dataset.settled = "false";
+    const gen = ++settleGen;
+    board.settled.then(() => {
+      if (gen !== settleGen) return;
+      if (fell) sound.play("land");
+      renderPanels();
+    });
+    return;
+  }
+  renderPanels();
+}
+
+let settleGen = 0;
+
+/** Everything around the board, drawn once its discs are in place. */
+function renderPanels() {
+  const st = app.st;
+  if (!st) return;
+  const following = app.viewPly === null;
+  const game = new Game(st.width, st.height, st.k, following ? st.moves : st.moves.slice(0, app.viewPly));
+  const myTurn = app.seat && st.status === "to_move" && st.to_move === app.seat && app.pending === null;
+  const hintsOn = app.seat ? st.hints_on : app.hintsLocal;
+  document.body.dataset.settled = "true";
+  document.body.dataset.status = st.status;
+  document.body.dataset.version = st.version;
   $("board").setAttribute("aria-label", `Connect Four board, ${st.width} × ${st.height}, ${game.ply} moves played`);
   // a background tab tells its player when it is their move
   document.title = st.status === "over" ? "Game over · Connect Four" : myTurn ? "Your move · Connect Four" : "Connect Four";
@@ -678,6 +902,29 @@ function render(animate) {
   renderMoves();
   renderShare();
   renderLearn(app);
+  renderResult();
+}
+
+/** The result banner over the board, once per finished game: who won and how,
+ * Rematch and Swap and rematch (players only). */
+function renderResult() {
+  const st = app.st;
+  const box = $("result");
+  const over = st.status === "over" && app.viewPly === null;
+  const id = `${st.id}:${st.version}`;
+  if (!over) { box.hidden = true; return; }
+  if (app.resultShown === id) return;
+  app.resultShown = id;
+  const r = describeResult(st, app.seat, (c) => panels.seatName(app, c, { subject: true }));
+  $("result-text").textContent = r.headline;
+  $("result-how").textContent = r.how;
+  box.dataset.outcome = r.outcome;
+  $("rematch").hidden = $("swap-rematch").hidden = !app.seat;
+  box.hidden = false;
+  sound.play(r.outcome === "other" ? "draw" : r.outcome);
+  // keyboard players land on Rematch (unless they are typing somewhere)
+  const a = document.activeElement;
+  if (app.seat && (!a || a === document.body || a.id === "board" || a.closest(".actions"))) $("rematch").focus({ preventScroll: true });
 }
 
 // Without the WebSocket (reconnecting, or a proxy that drops it) the page

@@ -3,8 +3,10 @@
 // the share panel. Nothing here changes the game.
 
 import { moveVerdict, firstMistake } from "./analysis.js";
-import { signed, count, millis, seconds, engineScore } from "./format.js";
+import { signed, count, millis, seconds, engineScore, verdict } from "./format.js";
 import { alertKind } from "./ui.js";
+import { levelName } from "./levels.js";
+import { positionKey } from "./analysis.js";
 
 const MATE = 100000; // engine scores beyond this are proven (engine_svc/search.py)
 const $ = (id) => document.getElementById(id);
@@ -15,7 +17,7 @@ export function seatName(app, colour, { subject = false } = {}) {
   const st = app.st;
   const seat = st.seats[colour] || {};
   if (colour === app.seat) return subject ? "You" : "you";
-  if (seat.kind === "opponent") return seat.spec === "perfect" ? "Perfect" : (seat.spec || "engine");
+  if (seat.kind === "opponent") return levelName(seat.spec);
   if (seat.kind === "llm") return "LLM";
   if (app.seat) return subject ? "Your opponent" : "your opponent";
   return colour === "red" ? "Red" : "Yellow";
@@ -38,10 +40,47 @@ export function splitMessage(message, ls, resignedNow = false, over = false) {
   if (!msg && ls && ls.proven && ls.outcome === "win") return { headline: over ? "" : "Engine sees a forced win!", note: "" };
   // "engine:1000 wins. Engine sees a forced win!": once it has won, the forecast is old news
   if (over && !resignedNow && /sees a forced win!/.test(msg)) return { headline: "", note: "" };
-  if (!msg || /^[A-Z]/.test(msg)) return { headline: msg, note: "" };
+  // a sentence ends with a stop ("A forced loss in 1 move" came without one)
+  if (!msg || /^[A-Z]/.test(msg)) return { headline: msg && !/[.!?…]$/.test(msg) ? `${msg}.` : msg, note: "" };
   const said = (ls && ls.book && /^book move:/.test(msg)) || (ls && ls.source === "engine_fallback");
   return { headline: "", note: said ? "" : msg };
 }
+
+/** The exact value of the position on the board when it is known: from the
+ * solution (Show solution or a verdict), the opening book, or a proven search.
+ * -> {winner: "red"|"yellow"|null (draw), n: stones to the win or null, from} or null. */
+export function knownValue(app) {
+  const st = app.st;
+  if (!st || st.status === "over") return null;
+  const toMove = st.ply % 2 === 0 ? "red" : "yellow";
+  const other = toMove === "red" ? "yellow" : "red";
+  const sol = app.solutionData;
+  const scores = sol && sol.scores && sol.key === positionKey(st, st.ply) ? Object.values(sol.scores).filter((v) => v !== null && v !== undefined) : [];
+  if (scores.length) { // the solver answers for every playable column or not at all
+    const best = Math.max(...scores);
+    const v = verdict(best, st.ply, st.width, st.height);
+    return { winner: v.kind === "draw" ? null : v.kind === "win" ? toMove : other, n: v.n, from: "the solver" };
+  }
+  const ls = st.last_search;
+  if (ls && ls.outcome && ls.outcome !== "unknown" && (ls.book || ls.proven) && st.status !== "thinking") {
+    const mover = st.last_move ? st.last_move.color : ["red", "yellow"].find((c) => st.seats[c]?.kind === "opponent");
+    const otherOf = mover === "red" ? "yellow" : "red";
+    const winner = ls.outcome === "draw" ? null : ls.outcome === "win" ? mover : otherOf;
+    return { winner, n: null, from: ls.book ? "the opening book" : "the engine's proof" };
+  }
+  return null;
+}
+
+/** "You win in 4 (the solver)." / "Engine 1 s wins with best play (the opening book)." / "A draw with best play." */
+export function knownText(app, k) {
+  if (!k) return "";
+  if (!k.winner) return `A draw with best play (${k.from}).`;
+  const who = seatName(app, k.winner, { subject: true });
+  const verb = who === "You" ? "win" : "wins";
+  return `${who} ${verb} ${k.n ? `with ${who === "You" ? "your" : "its"} ${ordinal(k.n)} stone from now` : "with best play"} (${k.from}).`;
+}
+
+const ordinal = (n) => `${n}${n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th"}`;
 
 /** The status line (whose turn, thinking, result, the gateway's message) and
  * the detail line (live progress or the last search, notes). */
@@ -72,6 +111,7 @@ export function renderStatus(app, note = "") {
   } else {
     html = st.to_move === app.seat ? `${chip(st.to_move)} Your turn.` : `${chip(st.to_move)} ${esc(seatName(app, st.to_move, { subject: true }))} to move.`;
   }
+  const known = app.viewPly === null ? knownValue(app) : null;
   const ls = st.last_search;
   const { headline, note: engineNote } = splitMessage(st.message || "", ls, resignedNow, st.status === "over");
   if (headline) html += ` <strong class="message">${esc(headline)}</strong>`;
@@ -88,33 +128,37 @@ export function renderStatus(app, note = "") {
   let d = "";
   const p = app.progress;
   if (p && st.status === "thinking") {
-    d = `depth ${p.depth} · ${count(p.nodes)} nodes · score ${engineScore(p.score)}${p.best_column ? ` · best ${p.best_column}` : ""} · ${millis(p.elapsed_ms)}${p.proven ? " · proven" : ""}`;
+    d = `depth ${p.depth} · ${count(p.nodes)} ${p.nodes === 1 ? "node" : "nodes"} · estimate ${engineScore(p.score)}${p.best_column ? ` · best ${p.best_column}` : ""} · ${millis(p.elapsed_ms)}${p.proven ? " · proven" : ""}`;
   } else if (ls) {
     const resigned = st.status === "over" && (st.resigned || st.result?.reason === "resigned");
     // the seat's name, as on the status line ("engine:1000 is thinking…"); the
     // gateway names the budget that played ("engine:300": the think time set
     // on the slider, or half the time left), which goes after it
     const seat = ["red", "yellow"].map((c) => st.seats[c]).find((x) => x?.kind === "opponent");
-    const name = seat?.spec || ls.player || "engine";
+    const spec = seat?.spec || ls.player || "engine";
+    const name = levelName(spec);
     const budget = /^engine:(\d+)$/.exec(ls.player || "");
-    const parts = [resigned ? `${esc(name)} resigned instead of ${ls.col}` : `${esc(name)} played ${ls.col}`];
-    if (budget && ls.player !== name) parts.push(`budget ${millis(Number(budget[1]))}`);
+    const parts = [resigned ? `${esc(name)} resigned instead of playing ${ls.col}` : `${esc(name)} played ${ls.col}`];
+    if (budget && ls.player !== spec) parts.push(`budget ${millis(Number(budget[1]))}`);
     // players that do not search (random, greedy, ...) have no score to show
     const searched = ls.depth || ls.nodes || ls.proven || ls.book;
     // a book answer's score is the book's exact value, not a search's
     if (ls.book && ls.outcome && ls.outcome !== "unknown") parts.push(`book: ${esc(name)} ${VERB[ls.outcome] || ls.outcome} with best play`);
-    else if (searched) parts.push(`score ${engineScore(ls.score)}`);
+    else if (searched && !known && !(ls.proven && ls.outcome && ls.outcome !== "unknown")) parts.push(`estimate ${engineScore(ls.score)}`);
     if (ls.depth) parts.push(`depth ${ls.depth}`);
-    if (ls.nodes) parts.push(`${count(ls.nodes)} nodes`);
+    if (ls.nodes) parts.push(`${count(ls.nodes)} ${ls.nodes === 1 ? "node" : "nodes"}`);
     if (searched && ls.millis !== undefined) parts.push(millis(ls.millis));
     if (ls.proven && ls.outcome && ls.outcome !== "unknown") parts.push(`proven ${ls.outcome}`);
     if (ls.source === "engine_fallback") parts.push("not proven in time: engine move");
     if (engineNote) parts.push(esc(engineNote));
     d = parts.join(" · ");
   }
+  if (known && !(p && st.status === "thinking")) d = `${esc(knownText(app, known))}${d ? " " + d : ""}`;
   if (app.solution && app.solutionData?.error) d = `Solver: ${esc(app.solutionData.error)}${d ? " — " + d : ""}`;
+  else if (app.solution && app.solutionData?.loading) d = `Solving this position… ${app.solutionData.seconds || 0} s (Cancel stops it).${d ? " " + d : ""}`;
   if (note) d = `${esc(note)}${d ? " — " + d : ""}`;
   detail.innerHTML = d;
+  detail.title = detail.textContent; // the line is cut to its height; the whole text on hover
   // the live depth and node counts change several times a second: a screen
   // reader hears the line once the move is played, not every depth
   detail.setAttribute("aria-busy", String(!!(p && st.status === "thinking")));
@@ -146,28 +190,33 @@ export function renderEval(app) {
     else if (Math.abs(ls.score) > MATE) proven = red > 0 ? "red" : "yellow";
   }
   if (st.status === "over") proven = st.result?.winner || "draw";
+  // the exact value, when known, overrules the engine's estimate (one evaluation)
+  const known = app.viewPly === null && !(p && st.status === "thinking") ? knownValue(app) : null;
+  if (known) proven = known.winner || "draw";
   let v = 0, text = "0", title = "balanced";
   if (proven) {
     v = proven === "red" ? 1 : proven === "yellow" ? -1 : 0;
-    text = proven === "draw" ? "=" : `#${proven === "red" ? "R" : "Y"}`;
-    const ls = st.last_search;
-    const book = st.status !== "over" && !(p && st.status === "thinking") && ls?.book;
-    title = book ? `the opening book: ${proven === "draw" ? "a draw" : `a win for ${proven}`} with best play`
+    text = proven === "draw" ? "=" : `#${proven === "red" ? "R" : "Y"}${known?.n ? known.n : ""}`;
+    title = known ? `${proven === "draw" ? "a draw" : `a win for ${proven}${known.n ? ` in ${known.n}` : ""}`} with best play, from ${known.from}`
       : proven === "draw" ? "a proven draw" : `a proven win for ${proven}`;
   } else if (red !== null) {
     v = squash(red);
-    text = signed(red);
-    title = `score ${signed(red)} from red's side`;
+    text = `≈${signed(red)}`;
+    title = `the engine's estimate ${signed(red)} from red's side (not proven)`;
   }
   // only a program that searches has a score to show (random, greedy, ... do not)
   const ls = st.last_search;
-  const searches = p || (ls && (ls.depth || ls.nodes || ls.proven || ls.book));
+  const searches = p || known || (ls && (ls.depth || ls.nodes || ls.proven || ls.book));
+  bar.parentElement.classList.toggle("estimate", !proven);
   // hidden while looking back: the engine's score is about the game's position
   bar.parentElement.style.visibility = programColour && searches && app.viewPly === null ? "visible" : "hidden";
-  bar.querySelector(".eval-red").style.height = `${50 + 50 * v}%`;
+  // a transform, not a height: the fill's change is no layout shift
+  const fill = bar.querySelector(".eval-red");
+  fill.style.transform = `scaleY(${(50 + 50 * v) / 100})`;
+  fill.dataset.share = String(Math.round((50 + 50 * v) * 10) / 10);
   bar.setAttribute("aria-valuenow", Math.round(v * 100));
   bar.setAttribute("aria-valuetext", title);
-  bar.parentElement.title = `Engine evaluation: ${title}. Red fills from the bottom, the middle is balanced, full = proven win.`;
+  bar.parentElement.title = `Evaluation: ${title}. Red fills from the bottom, the middle is balanced, full = proven win.`;
   $("eval-text").textContent = text;
 }
 
@@ -225,7 +274,7 @@ export function renderShare(app) {
   if (showInvite) $("invite-link").value = app.invite.url;
   const seatText = (c) => {
     const s = st.seats[c] || {};
-    const who = c === app.seat ? "you" : s.kind === "opponent" ? s.spec : s.kind === "llm" ? "LLM" : s.joined === false ? "open seat" : "person";
+    const who = c === app.seat ? "you" : s.kind === "opponent" ? levelName(s.spec) : s.kind === "llm" ? "LLM" : s.joined === false ? "open seat" : "person";
     return `${c === "red" ? "Red" : "Yellow"}: ${who}`;
   };
   $("seats").textContent = `${seatText("red")} · ${seatText("yellow")} · ${st.width} × ${st.height}, line ${st.k}${st.think_ms && st.seats[NAME[0]].kind + st.seats[NAME[1]].kind !== "humanhuman" ? ` · ${seconds(st.think_ms / 1000)} a move` : ""}`;

@@ -1,10 +1,14 @@
-// The settings strip: who starts, opponent, board size and line length, the
-// think time. Values persist in localStorage. The think-time slider is
+// The settings (a strip on a wide window, a drawer on a narrow one): who
+// starts, opponent, board size and line length, the think time. Who starts,
+// the opponent and the size are edited together and applied on Start (Enter):
+// an invalid combination is explained beside the fields and changes nothing.
+// The think time applies at once. Values persist in localStorage. The think-time slider is
 // logarithmic: position p in 0..1000 means 0.05 s * 1200^(p/1000), so the
 // range 0.05 s .. 60 s has the same resolution at every scale and doubling is
 // a fixed step.
 
 import { seconds } from "./format.js";
+import { levelName, levelTitle } from "./levels.js";
 
 const KEY = "c4.settings";
 export const THINK_MIN = 0.05;
@@ -18,9 +22,10 @@ const clampThink = (s) => Math.min(THINK_MAX, Math.max(THINK_MIN, s));
 const DEFAULTS = { youStart: true, opponent: "engine:1000", width: 7, height: 6, k: 4, think: 1, hints: false };
 
 export class Settings {
-  constructor(root, { onChange } = {}) {
+  constructor(root, { onChange, onStart } = {}) {
     this.root = root;
     this.onChange = onChange || (() => {});
+    this.onStart = onStart || (() => {});
     let saved = {};
     try { saved = JSON.parse(localStorage.getItem(KEY) || "{}"); } catch { /* fresh */ }
     this.v = { ...DEFAULTS, ...saved };
@@ -35,19 +40,53 @@ export class Settings {
 
     this.think.min = 0; this.think.max = 1000; this.think.step = 1;
     this.budget = new Map(); // opponent spec -> does it use the think time (takes_budget)
+    this.error = this.$("size-error");
     this.sync();
     this.think.addEventListener("input", () => { this.v.think = fromSlider(Number(this.think.value)); this.showThink(); });
     this.think.addEventListener("change", () => { this.save(); this.onChange("think"); });
-    this.starts.addEventListener("change", () => { this.v.youStart = this.starts.value === "you"; this.save(); this.onChange("starts"); });
-    this.opponent.addEventListener("change", () => { this.v.opponent = this.opponent.value; this.save(); this.showThinkUse(); this.onChange("opponent"); });
-    for (const name of ["width", "height", "k"]) {
-      this[name].addEventListener("change", () => {
-        const n = Number(this[name].value);
-        if (Number.isInteger(n)) this.v[name] = n;
-        this.save();
-        this.onChange(name);
-      });
-    }
+    for (const f of [this.width, this.height, this.k]) f.addEventListener("input", () => this.showError(this.check(this.draft())));
+    root.addEventListener("submit", (ev) => { ev.preventDefault(); this.start(); });
+  }
+
+  /** What the fields say now (not applied yet). */
+  draft() {
+    const num = (f) => (f.value.trim() === "" ? NaN : Number(f.value));
+    return { youStart: this.starts.value === "you", opponent: this.opponent.value || this.v.opponent,
+             width: num(this.width), height: num(this.height), k: num(this.k) };
+  }
+
+  /** Why a size and line length cannot be played, or null. */
+  check({ width: w, height: h, k }) {
+    if (![w, h, k].every(Number.isInteger)) return "Width, height and line length must be whole numbers.";
+    if (w < 2 || h < 2) return "The board needs at least 2 columns and 2 rows.";
+    if (w > 16 || h > 16) return `A ${w} × ${h} board is too big: at most 16 columns and 16 rows.`;
+    if (w * (h + 1) > 64) return `A ${w} × ${h} board is too big: width × (height + 1) must be at most 64 (9 × 6 and 8 × 7 are the biggest).`;
+    if (k < 2 || (k > w && k > h)) return `A line of ${k} does not fit on a ${w} × ${h} board.`;
+    return null;
+  }
+
+  showError(text) {
+    this.error.textContent = text || "";
+    for (const f of [this.width, this.height, this.k]) f.setAttribute("aria-invalid", String(!!text));
+  }
+
+  /** Start: apply the fields together and start a game, or explain why not. */
+  start() {
+    const d = this.draft();
+    const bad = this.check(d);
+    this.showError(bad);
+    if (bad) return false;
+    Object.assign(this.v, d);
+    this.save();
+    this.showThinkUse();
+    this.onStart();
+    return true;
+  }
+
+  /** Fields edited but not started: the strip differs from the game's settings. */
+  get edited() {
+    const d = this.draft();
+    return d.youStart !== this.v.youStart || d.opponent !== this.v.opponent || d.width !== this.v.width || d.height !== this.v.height || d.k !== this.v.k;
   }
 
   sync() {
@@ -58,6 +97,7 @@ export class Settings {
     this.think.value = toSlider(this.v.think);
     this.showThink();
     if ([...this.opponent.options].some((o) => o.value === this.v.opponent)) this.opponent.value = this.v.opponent;
+    this.showError(null);
     this.showThinkUse();
   }
 
@@ -69,8 +109,8 @@ export class Settings {
     const label = this.think.closest("label");
     if (!label) return;
     label.classList.toggle("unused", !uses);
-    const why = this.v.opponent === "human" ? "another person" : this.v.opponent;
-    label.title = uses ? "" : `${why} does not use a think time`;
+    const why = this.v.opponent === "human" ? "Another person" : levelName(this.v.opponent);
+    label.title = uses ? "" : `${why} does not use a think time.`;
   }
 
   showThink() {
@@ -95,15 +135,16 @@ export class Settings {
       }
       const opt = document.createElement("option");
       opt.value = o.spec;
-      opt.textContent = o.spec === "human" ? "another person (invite link)" : o.spec;
-      opt.title = o.description || "";
+      opt.textContent = o.spec === "human" ? "Another person (invite link)" : levelName(o.spec);
+      opt.title = levelTitle(o);
       if (o.takes_budget !== undefined) this.budget.set(o.spec, !!o.takes_budget);
       groups.get(label).appendChild(opt);
     }
     if (![...sel.options].some((o) => o.value === this.v.opponent)) {
       const opt = document.createElement("option");
       opt.value = this.v.opponent;
-      opt.textContent = this.v.opponent;
+      opt.textContent = levelName(this.v.opponent);
+      opt.title = this.v.opponent;
       sel.prepend(opt);
     }
     sel.value = this.v.opponent;
@@ -111,15 +152,9 @@ export class Settings {
   }
 
   /** The board size is valid when it fits a 64-bit bitboard: w*(h+1) <= 64. */
-  sizeError() {
-    const { width: w, height: h, k } = this.v;
-    if (!(w >= 1 && h >= 1)) return "width and height must be at least 1";
-    if (w * (h + 1) > 64) return `a ${w} × ${h} board is too big: width × (height + 1) must be at most 64`;
-    if (!(k >= 2) || (k > w && k > h)) return `a line of ${k} does not fit on a ${w} × ${h} board`;
-    return null;
-  }
+  sizeError() { return this.check(this.v); }
 
-  swapStarter() { this.v.youStart = !this.v.youStart; this.sync(); this.save(); }
+  swapStarter() { this.v.youStart = !this.v.youStart; this.starts.value = this.v.youStart ? "you" : "them"; this.save(); }
 
   /** + and − double and halve the think time. */
   scaleThink(factor) {
@@ -146,7 +181,9 @@ export class Settings {
     if (st.think_ms) this.v.think = clampThink(st.think_ms / 1000);
     if (![...this.opponent.options].some((o) => o.value === opponent)) {
       const opt = document.createElement("option");
-      opt.value = opt.textContent = opponent;
+      opt.value = opponent;
+      opt.textContent = levelName(opponent);
+      opt.title = opponent;
       this.opponent.prepend(opt);
     }
     this.sync();
