@@ -130,10 +130,8 @@ def known_from_books(paths: Iterable[Path], g: Geometry) -> dict[int, int]:
     every child's (the negated column score), except where the column wins
     at once or fills the board (those children are over)."""
     from connect4.book import AnalysisBook
-    from connect4.keys import position_from_key
-
-    from ..lookup import is_analysis_file
-    from connect4.keys import mirror_key
+    from connect4.bookset import is_analysis_file
+    from connect4.keys import mirror_key, position_from_key
 
     known: dict[int, int] = {}
     for p in paths:
