@@ -48,13 +48,13 @@ class WebAssets:
     def __init__(self, root: Path):
         self.root = root
         self._lock = threading.Lock()
-        self._signature: tuple = ()
+        self._signature: tuple[tuple[str, int, int], ...] = ()
         self._checked = 0.0
         self.files: dict[str, Asset] = {}
         self.version = ""
         self.refresh(force=True)
 
-    def _scan_signature(self) -> tuple:
+    def _scan_signature(self) -> tuple[tuple[str, int, int], ...]:
         return tuple(sorted((str(p.relative_to(self.root)), p.stat().st_mtime_ns, p.stat().st_size)
                             for p in self.root.rglob("*") if p.is_file()))
 
@@ -107,22 +107,22 @@ def install(app: FastAPI, web_dir: Path) -> None:
     """The routes of the web page: ``/``, ``/static/v/<version>/<path>`` and ``/static/<path>``."""
     if not (web_dir / "index.html").exists():
         @app.get("/", include_in_schema=False)
-        async def no_page():
+        async def no_page() -> JSONResponse:
             return JSONResponse({"message": "Connect Four gateway: the web page is not installed; see /docs"})
         return
     assets = WebAssets(web_dir)
     app.state.web_assets = assets
 
     @app.get("/", include_in_schema=False)
-    async def index(request: Request):
+    async def index(request: Request) -> Response:
         return assets.response(request, "index.html", REVALIDATE)
 
     @app.get("/static/v/{version}/{path:path}", include_in_schema=False)
-    async def versioned(request: Request, version: str, path: str):
+    async def versioned(request: Request, version: str, path: str) -> Response:
         assets.refresh()
         # an older page asking for its version after an update gets today's file, revalidated
         return assets.response(request, path, IMMUTABLE if version == assets.version else REVALIDATE)
 
     @app.get("/static/{path:path}", include_in_schema=False)
-    async def plain(request: Request, path: str):
+    async def plain(request: Request, path: str) -> Response:
         return assets.response(request, path, REVALIDATE)

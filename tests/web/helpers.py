@@ -130,7 +130,8 @@ def axe_violations(page) -> list[dict]:
     if not page.evaluate("typeof window.axe === 'object'"):
         page.add_script_tag(path=str(Path(axe_playwright_python.__file__).parent / "axe.min.js"))
     return page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
-        .map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary)}))""")
+        .map(v => ({id: v.id, impact: v.impact, help: v.help,
+                    nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary)}))""")
 
 
 def assert_accessible(page, state: str) -> None:
@@ -142,7 +143,8 @@ WATCH_SHIFTS = """() => {
   window.__shifts = [];
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) window.__shifts.push({value: e.value, input: e.hadRecentInput,
-      sources: (e.sources || []).map(s => ({node: s.node ? (s.node.id || s.node.getAttribute?.('class') || s.node.nodeName) : '?',
+      sources: (e.sources || []).map(s => ({
+        node: s.node ? (s.node.id || s.node.getAttribute?.('class') || s.node.nodeName) : '?',
         from: [s.previousRect.x, s.previousRect.y, s.previousRect.width, s.previousRect.height].map(Math.round),
         to: [s.currentRect.x, s.currentRect.y, s.currentRect.width, s.currentRect.height].map(Math.round)}))});
   }).observe({type: 'layout-shift'});

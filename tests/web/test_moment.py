@@ -53,7 +53,7 @@ def test_status_and_marks_wait_for_the_disc_to_land(page):
     mine = [f for f in falls if f["player"] == 0]
     theirs = [f for f in falls if f["player"] == 1]
     assert mine and theirs, falls
-    for m, t in zip(mine, theirs):
+    for m, t in zip(mine, theirs, strict=False):  # the last reply may be missing: the game ended
         assert t["begin"] >= m["end"] - 1, (m, t)  # 1 ms: rounding of the timeline
 
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web.helpers import assert_accessible, discs, my_turn, open_new_game, settled, shot, wait_ply, wait_status
+from tests.web.helpers import assert_accessible, discs, my_turn, open_new_game, shot, wait_ply, wait_status
 
 # every control a finger can reach: its bounding box, when it is shown
-SMALL_CONTROLS = """() => [...document.querySelectorAll('button, select, input, a[href], [tabindex]:not([tabindex="-1"])')]
+SMALL_CONTROLS = """() => [...document.querySelectorAll(
+      'button, select, input, a[href], [tabindex]:not([tabindex="-1"])')]
   .filter(e => e.id !== 'board' && e.checkVisibility({visibilityProperty: true}))
-  .map(e => { const r = e.getBoundingClientRect(); return {id: e.id || e.textContent.trim().slice(0, 20), w: r.width, h: r.height}; })
+  .map(e => { const r = e.getBoundingClientRect();
+              return {id: e.id || e.textContent.trim().slice(0, 20), w: r.width, h: r.height}; })
   .filter(b => b.w > 0 && (b.w < 44 || b.h < 44))"""
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}

@@ -163,7 +163,8 @@ def test_undo_also_while_the_engine_thinks(page, stack):
     wait_ply(page, 4)
     wait_status(page, "to_move")
     if log is not None:  # the gateway says it dropped the search (or its answer) for this game
-        log.wait_for(f'"game": "{game_state(page)["id"]}"', any_of=("opponent search stopped", "opponent answer discarded"))
+        log.wait_for(f'"game": "{game_state(page)["id"]}"',
+                     any_of=("opponent search stopped", "opponent answer discarded"))
     assert game_state(page)["moves"] == start and sorted(discs(page)) == expected_discs(start)
     # undo after the reply: back to our previous turn
     page.keyboard.press("-")

@@ -5,6 +5,8 @@ that leaves the current game intact."""
 
 from __future__ import annotations
 
+import json
+
 from tests.web.helpers import (
     discs, expected_discs, game_id, game_state, my_turn, open_new_game, settled, shot, wait_ply,
 )
@@ -102,7 +104,7 @@ def test_a_gateway_error_answer_is_shown_and_the_game_kept(page):
     my_turn(page)
     before = game_state(page)
     # a request the gateway refuses (a column it validates away), its error answer shown as it comes
-    body = '{"column": 0, "version": %d, "wait": false}' % before["version"]
+    body = json.dumps({"column": 0, "version": before["version"], "wait": False})
     page.route("**/moves*", lambda route: route.continue_(post_data=body))
     page.keyboard.press("3")
     page.wait_for_selector("#alert:not([hidden])")

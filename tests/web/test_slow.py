@@ -19,13 +19,13 @@ def test_a_slow_solution_shows_progress_and_can_be_cancelled(page, stack):
     page.keyboard.press("x")
     page.wait_for_selector("#solve-cancel:not([hidden])")
     page.wait_for_function("/Solving this position… [1-9]\\d* s/.test(document.querySelector('#detail').textContent)")
-    assert page.locator("#board .sol-loading").inner_text().startswith("solving…")
+    assert page.locator("#board .sol-loading").text_content().startswith("solving…")
     shot(page, "solving")
     with page.expect_event("requestfailed", lambda r: "/analysis" in r.url):
         page.click("#solve-cancel")
     page.wait_for_function("document.querySelector('#detail').textContent.includes('solving cancelled')")
     assert page.is_hidden("#solve-cancel")
-    assert page.locator("#board .sol-loading").inner_text() == "solving cancelled"
+    assert page.locator("#board .sol-loading").text_content() == "solving cancelled"
     # X twice asks again; this time the gateway's 10 s pass, and the page says what is proven
     page.keyboard.press("x")
     page.keyboard.press("x")

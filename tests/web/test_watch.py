@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from tests.web.helpers import Bridge, discs, expected_discs, shot, wait_ply
+from tests.web.helpers import Bridge, discs, expected_discs, settled, shot, wait_ply
 
 
 def test_watcher_sees_a_bridge_game_live(page, stack):
@@ -46,6 +46,7 @@ def test_watcher_sees_a_bridge_game_live(page, stack):
         mover.join(30)
         assert done.get("history") and len(done["history"]) == 6, done
         wait_ply(page, 6)
+        settled(page)  # the panels speak of the reply once its disc has landed
         assert sorted(discs(page)) == expected_discs(done["history"])
         # the eval bar: the engine (yellow) scored its move; red's side is the opposite
         score = -done["last_search"]["score"]
