@@ -12,9 +12,11 @@ from tests.web.helpers import discs, game_state, my_turn, open_new_game, seat_po
 # still falling at that moment, and when each disc's fall ended.
 RECORD = """() => {
   window.__seen = [];
-  const falling = () => document.getAnimations().filter(a => a.playState === 'running' && a.effect?.target?.classList?.contains('disc'));
+  const falling = () => document.getAnimations()
+      .filter(a => a.playState === 'running' && a.effect?.target?.classList?.contains('disc'));
   const note = (what) => window.__seen.push({what, falling: falling().length,
-      text: what === 'marks' ? document.querySelector('#board .marks').childElementCount : document.querySelector('#' + what).textContent});
+      text: what === 'marks' ? document.querySelector('#board .marks').childElementCount
+                             : document.querySelector('#' + what).textContent});
   for (const id of ['status', 'detail'])
     new MutationObserver(() => note(id)).observe(document.querySelector('#' + id), {childList: true, subtree: true, characterData: true});
   new MutationObserver(() => note('marks')).observe(document.querySelector('#board .marks'), {childList: true});
@@ -39,7 +41,8 @@ def test_status_and_marks_wait_for_the_disc_to_land(page):
     for col in (4, 3, 5):
         v = page.evaluate("+document.body.dataset.version")
         page.keyboard.press(str(col))
-        page.wait_for_function("v => +document.body.dataset.version >= v + 2 && document.body.dataset.settled === 'true'", arg=v)
+        page.wait_for_function("v => +document.body.dataset.version >= v + 2 && document.body.dataset.settled === 'true'",
+                               arg=v)
         if page.evaluate("document.body.dataset.status") == "over":
             break
     seen = page.evaluate("window.__seen")
@@ -149,3 +152,19 @@ def test_reduced_motion_places_the_disc_at_once(browser, stack):
         assert (4, 1, 0) in discs(page)
     finally:
         ctx.close()
+
+
+def test_people_get_no_learn_panel_and_clicks_no_focus_frame(page, stack):
+    # red's row 1-2-3 and then 4: a finished game between two people has no program move to learn from
+    seat_position(stack, page.context, [1, 1, 2, 2, 3, 3, 4], opponent="human", you="red")
+    page.goto("/")
+    wait_status(page, "over")
+    page.wait_for_selector("#result:not([hidden])")
+    assert page.is_hidden("#learn-panel")
+    # keys show the board's focus frame; a click on the board takes it away again
+    page.keyboard.press("Escape")  # the banner goes, the focus is on the board
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate("getComputedStyle(document.querySelector('#board')).outlineStyle") != "none"
+    page.click("#board .hit[data-col='2']")
+    assert page.evaluate("document.activeElement.id") == "board"
+    assert page.evaluate("getComputedStyle(document.querySelector('#board')).outlineStyle") == "none"
