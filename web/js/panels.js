@@ -82,6 +82,12 @@ export function knownText(app, k) {
 
 const ordinal = (n) => `${n}${n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th"}`;
 
+/** A program's score (from its own side) from red's side, as the eval bar shows it. */
+function redSide(st, score) {
+  const mover = ["red", "yellow"].find((c) => st.seats[c]?.kind === "opponent") || (st.last_move ? st.last_move.color : "red");
+  return (mover === "red" ? 1 : -1) * score;
+}
+
 /** The status line (whose turn, thinking, result, the gateway's message) and
  * the detail line (live progress or the last search, notes). */
 export function renderStatus(app, note = "") {
@@ -128,7 +134,7 @@ export function renderStatus(app, note = "") {
   let d = "";
   const p = app.progress;
   if (p && st.status === "thinking") {
-    d = `depth ${p.depth} · ${count(p.nodes)} ${p.nodes === 1 ? "node" : "nodes"} · estimate ${engineScore(p.score)}${p.best_column ? ` · best ${p.best_column}` : ""} · ${millis(p.elapsed_ms)}${p.proven ? " · proven" : ""}`;
+    d = `depth ${p.depth} · ${count(p.nodes)} ${p.nodes === 1 ? "node" : "nodes"} · estimate ${engineScore((st.to_move === "red" ? 1 : -1) * p.score)} for red${p.best_column ? ` · best ${p.best_column}` : ""} · ${millis(p.elapsed_ms)}${p.proven ? " · proven" : ""}`;
   } else if (ls) {
     const resigned = st.status === "over" && (st.resigned || st.result?.reason === "resigned");
     // the seat's name, as on the status line ("engine:1000 is thinking…"); the
@@ -144,7 +150,7 @@ export function renderStatus(app, note = "") {
     const searched = ls.depth || ls.nodes || ls.proven || ls.book;
     // a book answer's score is the book's exact value, not a search's
     if (ls.book && ls.outcome && ls.outcome !== "unknown") parts.push(`book: ${esc(name)} ${VERB[ls.outcome] || ls.outcome} with best play`);
-    else if (searched && !known && !(ls.proven && ls.outcome && ls.outcome !== "unknown")) parts.push(`estimate ${engineScore(ls.score)}`);
+    else if (searched && !known && !(ls.proven && ls.outcome && ls.outcome !== "unknown")) parts.push(`estimate ${engineScore(redSide(st, ls.score))} for red`);
     if (ls.depth) parts.push(`depth ${ls.depth}`);
     if (ls.nodes) parts.push(`${count(ls.nodes)} ${ls.nodes === 1 ? "node" : "nodes"}`);
     if (searched && ls.millis !== undefined) parts.push(millis(ls.millis));
