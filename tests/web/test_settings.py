@@ -115,3 +115,12 @@ def test_a_gateway_error_answer_is_shown_and_the_game_kept(page):
     assert (st["version"], st["moves"]) == (before["version"], before["moves"])
     my_turn(page)
     assert sorted(discs(page)) == expected_discs(game_state(page)["moves"])
+
+
+def test_a_file_that_cannot_load_is_said_on_the_page(page):
+    # one module of the page fails to arrive (a network drop while loading)
+    page.route("**/js/api.js", lambda route: route.abort("internetdisconnected"))
+    page.goto("/")
+    page.wait_for_function("document.body.dataset.status === 'load_failed'")
+    assert "reload it" in page.inner_text("#status")
+    page.unroute("**/js/api.js")
