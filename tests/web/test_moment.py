@@ -18,7 +18,8 @@ RECORD = """() => {
       text: what === 'marks' ? document.querySelector('#board .marks').childElementCount
                              : document.querySelector('#' + what).textContent});
   for (const id of ['status', 'detail'])
-    new MutationObserver(() => note(id)).observe(document.querySelector('#' + id), {childList: true, subtree: true, characterData: true});
+    new MutationObserver(() => note(id))
+      .observe(document.querySelector('#' + id), {childList: true, subtree: true, characterData: true});
   new MutationObserver(() => note('marks')).observe(document.querySelector('#board .marks'), {childList: true});
   window.__falls = [];
   new MutationObserver((records) => {
@@ -41,8 +42,8 @@ def test_status_and_marks_wait_for_the_disc_to_land(page):
     for col in (4, 3, 5):
         v = page.evaluate("+document.body.dataset.version")
         page.keyboard.press(str(col))
-        page.wait_for_function("v => +document.body.dataset.version >= v + 2 && document.body.dataset.settled === 'true'",
-                               arg=v)
+        page.wait_for_function(
+            "v => +document.body.dataset.version >= v + 2 && document.body.dataset.settled === 'true'", arg=v)
         if page.evaluate("document.body.dataset.status") == "over":
             break
     seen = page.evaluate("window.__seen")
@@ -65,11 +66,13 @@ def test_a_falling_disc_starts_inside_the_drawing(page):
     my_turn(page)
     settled(page)
     # the keyframe's start: the disc's centre one radius (41) below the drawing's top edge, or lower
-    page.evaluate("""() => { window.__starts = []; new MutationObserver((rs) => { for (const r of rs) for (const n of r.addedNodes)
+    page.evaluate("""() => { window.__starts = [];
+      new MutationObserver((rs) => { for (const r of rs) for (const n of r.addedNodes)
         if (n.classList?.contains('disc')) { const a = n.getAnimations()[0]; if (!a) continue;
           const m = /translate\\(0px, (-?[\\d.]+)px\\)/.exec(a.effect.getKeyframes()[0].transform);
           const cy = +n.querySelector('g').getAttribute('transform').split(' ')[1].replace(')', '');
-          window.__starts.push(cy + Number(m[1])); } }).observe(document.querySelector('#board .discs'), {childList: true}); }""")
+          window.__starts.push(cy + Number(m[1])); } })
+      .observe(document.querySelector('#board .discs'), {childList: true}); }""")
     page.keyboard.press("4")
     page.wait_for_function("window.__starts.length >= 2")
     starts = page.evaluate("window.__starts")
@@ -144,7 +147,8 @@ def test_reduced_motion_places_the_disc_at_once(browser, stack):
     try:
         open_new_game(page, opponent="random", youStart=True, think=0.05)
         my_turn(page)
-        page.evaluate("window.__anims = 0; new MutationObserver(() => { window.__anims += document.getAnimations().length; })"
+        page.evaluate("window.__anims = 0;"
+                      "new MutationObserver(() => { window.__anims += document.getAnimations().length; })"
                       ".observe(document.querySelector('#board .discs'), {childList: true})")
         page.keyboard.press("4")
         page.wait_for_function("+document.body.dataset.version >= 3 && document.body.dataset.settled === 'true'")

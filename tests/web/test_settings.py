@@ -59,7 +59,8 @@ def test_a_too_large_size_typed_changes_nothing(page):
 def test_levels_have_names_with_the_spec_in_the_tooltip(page):
     open_new_game(page, opponent="engine:1000", youStart=True, think=1)
     page.wait_for_function("document.querySelectorAll('#opponent option').length > 5")
-    options = page.evaluate("[...document.querySelectorAll('#opponent option')].map(o => [o.value, o.textContent, o.title])")
+    options = page.evaluate(
+        "[...document.querySelectorAll('#opponent option')].map(o => [o.value, o.textContent, o.title])")
     names = {v: (t, title) for v, t, title in options}
     assert names["random"][0] == "Beginner" and names["random"][1].startswith("random: ")
     assert names["engine:1000"][0] == "Engine 1 s" and "engine:1000" in names["engine:1000"][1]
@@ -74,7 +75,8 @@ def test_levels_have_names_with_the_spec_in_the_tooltip(page):
     # messages name the level in sentences
     my_turn(page)
     page.keyboard.press("4")
-    page.wait_for_function("document.querySelector('#detail').textContent.startsWith('Engine 1 s played')", timeout=30000)
+    page.wait_for_function("document.querySelector('#detail').textContent.startsWith('Engine 1 s played')",
+                           timeout=30000)
 
 
 def test_a_watch_link_to_a_missing_game_says_so_and_keeps_yours(page):
