@@ -83,12 +83,6 @@ export class Settings {
     return true;
   }
 
-  /** Fields edited but not started: the strip differs from the game's settings. */
-  get edited() {
-    const d = this.draft();
-    return d.youStart !== this.v.youStart || d.opponent !== this.v.opponent || d.width !== this.v.width || d.height !== this.v.height || d.k !== this.v.k;
-  }
-
   sync() {
     this.starts.value = this.v.youStart ? "you" : "them";
     this.width.value = this.v.width;
