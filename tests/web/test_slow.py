@@ -62,8 +62,12 @@ def test_a_known_value_replaces_the_estimate(page, stack):
     page.keyboard.press("x")
     page.wait_for_selector("#board .solution .sol.best")
     settled(page)
-    detail = page.inner_text("#detail")
-    assert detail.startswith("You win with your ") and "(the solver)" in detail, detail
+    # the status says the value, the detail line where it comes from; no estimate beside it
+    status, detail = page.inner_text("#status"), page.inner_text("#detail")
+    n = int(status.split("You win in ")[1].rstrip("."))
+    labels = page.evaluate("[...document.querySelectorAll('#board .sol.best .sol-text')].map(t => t.textContent)")
+    assert f"win {n}" in labels, (status, labels)  # the same count as the solution's best column
+    assert detail.startswith("Exact: the solver, your ") and "stone from now wins" in detail, detail
     assert "estimate" not in detail
     assert page.inner_text("#eval-text").startswith("#R")
     assert page.evaluate("parseFloat(document.querySelector('.eval-red').dataset.share)") == 100

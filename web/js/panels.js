@@ -71,13 +71,20 @@ export function knownValue(app) {
   return null;
 }
 
-/** "You win in 4 (the solver)." / "Engine 1 s wins with best play (the opening book)." / "A draw with best play." */
+/** The value for the status line: "You win in 4.", "Engine 1 s wins with best play.", "A draw with best play."
+ * (n counts the winner's own stones from now, as the solution's "win 4" does). */
 export function knownText(app, k) {
   if (!k) return "";
-  if (!k.winner) return `A draw with best play (${k.from}).`;
+  if (!k.winner) return "A draw with best play.";
   const who = seatName(app, k.winner, { subject: true });
-  const verb = who === "You" ? "win" : "wins";
-  return `${who} ${verb} ${k.n ? `with ${who === "You" ? "your" : "its"} ${ordinal(k.n)} stone from now` : "with best play"} (${k.from}).`;
+  return `${who} ${who === "You" ? "win" : "wins"} ${k.n ? `in ${k.n}` : "with best play"}.`;
+}
+
+/** Where the value comes from, for the detail line: "Exact: the solver, your 4th stone from now." */
+export function knownSource(app, k) {
+  if (!k.n) return `Exact: ${k.from}.`;
+  const whose = k.winner && seatName(app, k.winner, { subject: true }) === "You" ? "your" : "its";
+  return `Exact: ${k.from}, ${k.winner ? `${whose} ${ordinal(k.n)} stone from now wins` : ""}.`;
 }
 
 const ordinal = (n) => `${n}${n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th"}`;
@@ -121,6 +128,9 @@ export function renderStatus(app, note = "") {
   const ls = st.last_search;
   const { headline, note: engineNote } = splitMessage(st.message || "", ls, resignedNow, st.status === "over");
   if (headline) html += ` <strong class="message">${esc(headline)}</strong>`;
+  // the exact value, when known, is said on the status line (one evaluation)
+  const thinkingNow = app.progress && st.status === "thinking";
+  if (known && !thinkingNow && !headline) html += ` <span class="known">${esc(knownText(app, known))}</span>`;
   if (app.viewPly !== null) {
     // looking back: the status is about the position shown, the game's own goes below
     const colour = NAME[app.viewPly % 2];
@@ -159,7 +169,7 @@ export function renderStatus(app, note = "") {
     if (engineNote) parts.push(esc(engineNote));
     d = parts.join(" · ");
   }
-  if (known && !(p && st.status === "thinking")) d = `${esc(knownText(app, known))}${d ? " " + d : ""}`;
+  if (known && !(p && st.status === "thinking")) d = `${esc(knownSource(app, known))}${d ? " " + d : ""}`;
   if (app.solution && app.solutionData?.error) d = `Solver: ${esc(app.solutionData.error)}${d ? " — " + d : ""}`;
   else if (app.solution && app.solutionData?.loading) d = `Solving this position… ${app.solutionData.seconds || 0} s (Cancel stops it).${d ? " " + d : ""}`;
   if (note) d = `${esc(note)}${d ? " — " + d : ""}`;
