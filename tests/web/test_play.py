@@ -231,7 +231,7 @@ def test_engine_sees_a_forced_win(page, stack):
     page.click("#board .hit[data-col='1']")  # throws the win away
     wait_ply(page, len(PONS) + 2)
     wait_status(page, "to_move")
-    page.wait_for_function("document.querySelector('#status').textContent.includes('Engine sees a forced win!')")
+    page.wait_for_function("document.querySelector('#status').textContent.includes('Engine 500 ms sees a forced win!')")
     assert page.inner_text("#eval-text") == "#Y"  # a proven win for yellow fills the bar
     assert page.evaluate("parseFloat(document.querySelector('.eval-red').dataset.share)") == 0
     shot(page, "forced_win")

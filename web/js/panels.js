@@ -127,7 +127,10 @@ export function renderStatus(app, note = "") {
   const known = app.viewPly === null ? knownValue(app) : null;
   const ls = st.last_search;
   const { headline, note: engineNote } = splitMessage(st.message || "", ls, resignedNow, st.status === "over");
-  if (headline) html += ` <strong class="message">${esc(headline)}</strong>`;
+  // the gateway says "Engine sees a forced win!" of any program: name its level
+  const program = ["red", "yellow"].find((c) => st.seats[c]?.kind === "opponent");
+  const said = program ? headline.replace(/^Engine sees /, `${seatName(app, program, { subject: true })} sees `) : headline;
+  if (said) html += ` <strong class="message">${esc(said)}</strong>`;
   // the exact value, when known, is said on the status line (one evaluation)
   const thinkingNow = app.progress && st.status === "thinking";
   if (known && !thinkingNow && !headline) html += ` <span class="known">${esc(knownText(app, known))}</span>`;
