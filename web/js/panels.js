@@ -268,6 +268,7 @@ export function renderMoves(app, onPick) {
   const cur = list.querySelector(".current");
   if (cur) scrollWithin(list, cur);
   $("analysis-state").textContent = app.analysisNote;
+  $("analysis-state").parentElement.title = app.analysisNote;
   $("nav-first").disabled = at === 0;
   $("nav-prev").disabled = at === 0;
   $("nav-next").disabled = at === st.ply;
