@@ -298,6 +298,7 @@ export function renderShare(app) {
     return `${c === "red" ? "Red" : "Yellow"}: ${who}`;
   };
   $("seats").textContent = `${seatText("red")} · ${seatText("yellow")} · ${st.width} × ${st.height}, line ${st.k}${st.think_ms && st.seats[NAME[0]].kind + st.seats[NAME[1]].kind !== "humanhuman" ? ` · ${seconds(st.think_ms / 1000)} a move` : ""}`;
+  $("seats").title = $("seats").textContent;
   const mode = $("mode");
   mode.hidden = !!app.seat;
   mode.textContent = "watching";
