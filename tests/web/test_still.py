@@ -33,7 +33,7 @@ def test_a_whole_game_keeps_the_layout_still(page):
     page.keyboard.press("x")  # the empty board: the solver's book knows it
     best_column(page)
     assert_accessible(page, "hints and solution")
-    shot(page, "still_solution")
+    shot(page, "still_solution", full=False)
     page.keyboard.press("x")  # off again: early positions off the book take the solver long
     page.keyboard.press("9")  # not on the board: an alert over it
     page.wait_for_selector("#alert:not([hidden])")
@@ -49,7 +49,7 @@ def test_a_whole_game_keeps_the_layout_still(page):
                                arg=st["version"])
     wait_status(page, "over")
     page.wait_for_selector("#result:not([hidden])")
-    shot(page, "still_finished")
+    shot(page, "still_finished", full=False)
     assert_accessible(page, "finished game with its result banner")
     page.keyboard.press("l")  # the share link: another alert, over the board
     page.wait_for_function("document.querySelector('#alert').textContent.includes('Share link')")
@@ -76,7 +76,7 @@ def test_a_resignation_keeps_the_layout_still(page, stack):
     page.wait_for_selector("#result:not([hidden])")
     assert "resigned" in page.inner_text("#result-how")
     assert page.inner_text("#result-text") == "You win!"
-    shot(page, "still_resigned")
+    shot(page, "still_resigned", full=False)
     shifts = layout_shifts(page)
     assert sum(s["value"] for s in shifts) == 0, shifts
 
