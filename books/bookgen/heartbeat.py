@@ -9,10 +9,10 @@ when the whole worker dies (kill -9 of the main process, a lost machine),
 kombu would hand it out again only after ``visibility_timeout``, which must
 be longer than the longest task. So:
 
-* every worker's main process refreshes ``c4:bookgen:alive:<node>:<pid>``
+* every worker's main process refreshes ``c4:bookgen:alive:<node>:<pid>:<random>``
   (expiring after ``heartbeat_ttl_s``) every ``heartbeat_s``;
 * the pool process that starts a task records ``c4:bookgen:holder:<task id>
-  = <node>:<pid>`` (the main process's pid) (and deletes it when the task is done);
+  = <node>:<pid>:<random>`` (the main process's incarnation) (and deletes it when the task is done);
 * every ``heartbeat_s`` each living worker looks through ``unacked``: a task
   whose holder's heartbeat has expired, or one that nobody started within
   ``unheld_grace_s`` of its delivery (its worker died between taking and
@@ -44,9 +44,10 @@ UNACKED_KEY = "unacked"  # kombu's Redis transport defaults
 UNACKED_INDEX_KEY = "unacked_index"
 
 
-# This worker's name and main pid ("node:pid"), set in the main process before the
+# This worker's incarnation ("node:pid:random"), set in the main process before the
 # pool forks, so its pool processes inherit it: a restarted worker keeps its node
-# name but is a new incarnation, and the tasks of the old one are orphans.
+# name (and in a container often its pid) but is a new incarnation, and the tasks
+# of the old one are orphans.
 SELF: str | None = None
 
 
