@@ -71,23 +71,25 @@ def task_done(client: redis.Redis, task_id: str) -> None:
 def orphans(client: redis.Redis, unheld_grace_s: float, now: float | None = None) -> list[tuple[bytes, str, str]]:
     """(delivery tag, task id, why) of every taken task whose worker is gone."""
     now = time.time() if now is None else now
-    taken = client.hgetall(UNACKED_KEY)
+    taken: dict[bytes, bytes] = client.hgetall(UNACKED_KEY)  # type: ignore[assignment]
     if not taken:
         return []
     tags = list(taken)
-    delivered = dict(zip(tags, client.zmscore(UNACKED_INDEX_KEY, tags)))
+    scores: list[float | None] = client.zmscore(UNACKED_INDEX_KEY, tags)  # type: ignore[arg-type, assignment]
+    delivered = dict(zip(tags, scores))
     found = []
     for tag, raw in taken.items():
         try:
             task_id = json.loads(raw)[0]["headers"]["id"]
         except (ValueError, KeyError, IndexError, TypeError):
             continue  # not a Celery task message: not ours to judge
-        holder = client.get(holder_key(task_id))
+        holder: bytes | None = client.get(holder_key(task_id))  # type: ignore[assignment]
+        at = delivered.get(tag)
         if holder is not None:
             if not client.exists(alive_key(holder.decode())):
                 found.append((tag, task_id, f"its worker {holder.decode()} stopped beating"))
-        elif delivered.get(tag) is not None and now - delivered[tag] > unheld_grace_s:
-            found.append((tag, task_id, f"taken {now - delivered[tag]:.0f}s ago and never started"))
+        elif at is not None and now - at > unheld_grace_s:
+            found.append((tag, task_id, f"taken {now - at:.0f}s ago and never started"))
     return found
 
 
