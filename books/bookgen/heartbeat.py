@@ -141,10 +141,16 @@ class Heartbeat:
             pass
 
     def _run(self) -> None:
+        in_a_row = 0  # beats that reached Redis since it was last away
         while not self._stop.is_set():
             try:
                 self.client.set(alive_key(self.node), str(time.time()), px=int(self.ttl * 1000))
-                reap(self.app, self.client, self.grace)
-            except Exception:  # Redis away for a moment: beat again next time
+                in_a_row += 1
+                # After Redis was away every heartbeat may have expired: reap only once the
+                # others have had a beat's time to say they live.
+                if in_a_row >= 2:
+                    reap(self.app, self.client, self.grace)
+            except Exception:  # noqa: BLE001 - Redis away for a moment: beat again next time
+                in_a_row = 0
                 log.warning("heartbeat failed", exc_info=True)
             self._stop.wait(self.every)
