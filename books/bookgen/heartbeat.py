@@ -9,10 +9,10 @@ when the whole worker dies (kill -9 of the main process, a lost machine),
 kombu would hand it out again only after ``visibility_timeout``, which must
 be longer than the longest task. So:
 
-* every worker's main process refreshes ``c4:bookgen:alive:<node>:<pid>``
+* every worker's main process refreshes ``c4:bookgen:alive:<node>:<pid>:<random>``
   (expiring after ``heartbeat_ttl_s``) every ``heartbeat_s``;
 * the pool process that starts a task records ``c4:bookgen:holder:<task id>
-  = <node>:<pid>`` (the main process's pid) (and deletes it when the task is done);
+  = <node>:<pid>:<random>`` (the main process's incarnation) (and deletes it when the task is done);
 * every ``heartbeat_s`` each living worker looks through ``unacked``: a task
   whose holder's heartbeat has expired, or one that nobody started within
   ``unheld_grace_s`` of its delivery (its worker died between taking and
@@ -44,9 +44,10 @@ UNACKED_KEY = "unacked"  # kombu's Redis transport defaults
 UNACKED_INDEX_KEY = "unacked_index"
 
 
-# This worker's name and main pid ("node:pid"), set in the main process before the
+# This worker's incarnation ("node:pid:random"), set in the main process before the
 # pool forks, so its pool processes inherit it: a restarted worker keeps its node
-# name but is a new incarnation, and the tasks of the old one are orphans.
+# name (and in a container often its pid) but is a new incarnation, and the tasks
+# of the old one are orphans.
 SELF: str | None = None
 
 
@@ -70,23 +71,25 @@ def task_done(client: redis.Redis, task_id: str) -> None:
 def orphans(client: redis.Redis, unheld_grace_s: float, now: float | None = None) -> list[tuple[bytes, str, str]]:
     """(delivery tag, task id, why) of every taken task whose worker is gone."""
     now = time.time() if now is None else now
-    taken = client.hgetall(UNACKED_KEY)
+    taken: dict[bytes, bytes] = client.hgetall(UNACKED_KEY)  # type: ignore[assignment]
     if not taken:
         return []
     tags = list(taken)
-    delivered = dict(zip(tags, client.zmscore(UNACKED_INDEX_KEY, tags)))
+    scores: list[float | None] = client.zmscore(UNACKED_INDEX_KEY, tags)  # type: ignore[arg-type, assignment]
+    delivered = dict(zip(tags, scores))
     found = []
     for tag, raw in taken.items():
         try:
             task_id = json.loads(raw)[0]["headers"]["id"]
         except (ValueError, KeyError, IndexError, TypeError):
             continue  # not a Celery task message: not ours to judge
-        holder = client.get(holder_key(task_id))
+        holder: bytes | None = client.get(holder_key(task_id))  # type: ignore[assignment]
+        at = delivered.get(tag)
         if holder is not None:
             if not client.exists(alive_key(holder.decode())):
                 found.append((tag, task_id, f"its worker {holder.decode()} stopped beating"))
-        elif delivered.get(tag) is not None and now - delivered[tag] > unheld_grace_s:
-            found.append((tag, task_id, f"taken {now - delivered[tag]:.0f}s ago and never started"))
+        elif at is not None and now - at > unheld_grace_s:
+            found.append((tag, task_id, f"taken {now - at:.0f}s ago and never started"))
     return found
 
 
@@ -138,10 +141,16 @@ class Heartbeat:
             pass
 
     def _run(self) -> None:
+        in_a_row = 0  # beats that reached Redis since it was last away
         while not self._stop.is_set():
             try:
                 self.client.set(alive_key(self.node), str(time.time()), px=int(self.ttl * 1000))
-                reap(self.app, self.client, self.grace)
-            except Exception:  # Redis away for a moment: beat again next time
+                in_a_row += 1
+                # After Redis was away every heartbeat may have expired: reap only once the
+                # others have had a beat's time to say they live.
+                if in_a_row >= 2:
+                    reap(self.app, self.client, self.grace)
+            except Exception:  # noqa: BLE001 - Redis away for a moment: beat again next time
+                in_a_row = 0
                 log.warning("heartbeat failed", exc_info=True)
             self._stop.wait(self.every)

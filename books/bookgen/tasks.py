@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+import uuid
 
 import redis
 from celery.signals import task_postrun, task_prerun, worker_init, worker_ready, worker_shutdown
@@ -108,7 +109,8 @@ _holder_client: redis.Redis | None = None
 @worker_init.connect
 def _name_this_worker(sender=None, **_):
     """Before the pool forks: this incarnation's name, inherited by the pool processes."""
-    heartbeat.SELF = f"{getattr(sender, 'hostname', None) or 'worker'}:{os.getpid()}"
+    # node name, pid and a random part: a restarted container has the same name and often the same pid
+    heartbeat.SELF = f"{getattr(sender, 'hostname', None) or 'worker'}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 @worker_ready.connect

@@ -149,7 +149,7 @@ class Player(threading.Thread):
             self._pause()
         return None
 
-    def _settled(self, game: Game, state: dict) -> dict | None:
+    def _settled(self, game: Game, state: dict | None) -> dict | None:
         """Wait while the engine thinks (a turn a service failure postponed)."""
         while state is not None and state["status"] == "thinking" and not self.stop.is_set():
             self._pause()
@@ -162,7 +162,7 @@ class Player(threading.Thread):
             game = self._create()
             if game is None:
                 continue
-            state = self._reload(game)
+            state: dict | None = self._reload(game)
             for _ in range(self.human_moves):
                 state = self._settled(game, state)
                 if state is None or state["status"] != "to_move" or self.stop.is_set():

@@ -6,6 +6,7 @@ docs/services.md), as :class:`~c4.stack.supervisor.ChildSpec` lists.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import socket
 import sys
@@ -177,7 +178,7 @@ def build(opts: StackOptions) -> Stack:
                   "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "notice",
                   *redis_title_args(binary)],
             ready=lambda url=redis_url: probe.redis_ping(url, 1.0),
-            alive=lambda url=redis_url, t=opts.redis_ping_timeout_s: probe.redis_answers(url, t),
+            alive=functools.partial(probe.redis_answers, redis_url, opts.redis_ping_timeout_s),
             hang_restart_s=opts.redis_hang_restart_s,
             stage=0, stop_timeout=30.0,
             info={"url": redis_url, "dir": str(redis_dir.resolve())},

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import signal
 
+import httpx
 import pytest
 
 from c4.bench import faults
@@ -90,5 +91,9 @@ def test_the_restart_counters_add_up(up):
     assert children["redis"]["restarts"] == 2, children["redis"]  # killed, then stopped
     assert sum(children[f"worker-{i}"]["restarts"] for i in (1, 2)) == 1
     assert all(c["state"] == "ready" for c in children.values()), children
+    metrics = httpx.get(up.state()["metrics"]["stack"], timeout=10).text
+    assert 'c4_stack_child_restarts_total{child="engine"} 1.0' in metrics
+    assert 'c4_stack_child_restarts_total{child="redis"} 2.0' in metrics
+    assert 'c4_stack_child_unresponsive{child="redis"} 0.0' in metrics
     os.kill(up.proc.pid, signal.SIGINT)
     assert up.proc.wait(120) == 0, up.tail()

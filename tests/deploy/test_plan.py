@@ -69,6 +69,9 @@ def test_redis_binary_fallback(tmp_path, monkeypatch):
     (["up", "--engine-port", "70000"], "--engine-port: must be in 0..65535"),
     (["up", "--workers", "-3"], "--workers"),
     (["up", "--start-timeout", "-1"], "--start-timeout"),
+    (["up", "--redis-hang-restart", "-1"], "--redis-hang-restart"),
+    (["up", "--redis-hang-restart", "soon"], "--redis-hang-restart"),
+    (["up", "--redis-ping-timeout", "0"], "--redis-ping-timeout"),
 ])
 def test_bad_up_arguments_are_refused_before_anything_starts(argv, message, capsys):
     from c4.main import main
@@ -86,6 +89,19 @@ def test_a_bad_port_in_the_environment_is_refused_by_c4_up_only(monkeypatch, cap
     with pytest.raises(SystemExit):
         main(["up"])
     assert "--http-port: 'abc' is not a whole number" in capsys.readouterr().err
+
+
+def test_the_redis_watch_settings_reach_the_plan(tmp_path):
+    """--redis-ping-timeout and --redis-hang-restart (0: only report) become the Redis child's liveness."""
+    from c4.main import build_parser
+
+    args = build_parser().parse_args(["up", "--redis-ping-timeout", "0.5", "--redis-hang-restart", "0"])
+    assert (args.redis_ping_timeout, args.redis_hang_restart) == (0.5, 0.0)
+    stack = plan.build(options(tmp_path, redis_ping_timeout_s=0.5, redis_hang_restart_s=None))
+    redis = stack.specs[0]
+    assert redis.name == "redis" and redis.alive is not None and redis.hang_restart_s is None
+    ok, why = redis.alive()  # nothing runs on its port yet: no answer, said why
+    assert not ok and why
 
 
 def test_a_data_dir_that_is_a_file_is_refused_in_one_line(tmp_path, capsys):
