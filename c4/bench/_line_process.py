@@ -24,6 +24,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+import contextlib
 
 STDERR_KEPT = 20  # last lines of the process's stderr quoted in an error
 
@@ -54,7 +55,8 @@ def parse_answer(text: str, moves: str, where: str) -> Answer:
     """One output line of the other solver; LineProcessFailed when it is not ``moves score [nodes [time_us]]``."""
     fields = text.split()
     if not fields:
-        raise LineProcessFailed(f"{where} ({moves}): the other solver answered an empty line (it rejected the position)")
+        raise LineProcessFailed(f"{where} ({moves}): the other solver answered an empty line "
+                                "(it rejected the position)")
     if fields[0] != moves:
         raise LineProcessFailed(f"{where} ({moves}): out of step, the other solver answered {text.strip()[:80]!r}")
     numbers = []
@@ -114,7 +116,9 @@ class LineProcess:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except OSError as exc:
             raise LineProcessFailed(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
-        self._out = self.proc.stdout.fileno()
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr  # all three are pipes
+        self._stdin, self._stdout, self._stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
+        self._out = self._stdout.fileno()
         self._buffer = b""
         self.stderr_lines: deque[str] = deque(maxlen=STDERR_KEPT)
         self._err = threading.Thread(target=self._drain_stderr, daemon=True, name="vs-stderr")
@@ -122,7 +126,7 @@ class LineProcess:
         self._with_children = False  # set when the process turns out to have children
 
     def _drain_stderr(self) -> None:
-        for raw in self.proc.stderr:
+        for raw in self._stderr:
             line = raw.decode("utf-8", "replace").rstrip()
             if line:
                 self.stderr_lines.append(line)
@@ -138,8 +142,8 @@ class LineProcess:
 
     def ask(self, moves: str, where: str) -> Answer:
         try:
-            self.proc.stdin.write(moves.encode() + b"\n")
-            self.proc.stdin.flush()
+            self._stdin.write(moves.encode() + b"\n")
+            self._stdin.flush()
         except (BrokenPipeError, OSError):
             raise LineProcessFailed(f"{where} ({moves}): {self._gone()}") from None
         return parse_answer(self._read_line(moves, where), moves, where)
@@ -170,15 +174,13 @@ class LineProcess:
 
     def close(self) -> None:
         proc = self.proc
-        try:
-            proc.stdin.close()
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):
+            self._stdin.close()
         try:
             proc.wait(2)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
-        proc.stdout.close()
+        self._stdout.close()
         self._err.join(1)
-        proc.stderr.close()
+        self._stderr.close()

@@ -81,10 +81,11 @@ class Round:
         timer = timer_floor
         # the net CPU subtracts n fixed costs estimated from CALIBRATION_LINES lines: its standard error
         se_us = self.fixed_cpu_sd_ns / 1e3 * (1 / n + 1.57 / CALIBRATION_LINES) ** 0.5
+        other_time: float
         reliable = other_cpu is not None and other_cpu > 0 and se_us <= RELIABLE * other_cpu
-        if reliable and timer is not None:
+        if other_cpu is not None and reliable and timer is not None:
             other_time, basis = min(other_cpu, timer), "min(cpu,timer)"
-        elif reliable or (other_cpu is not None and timer is None):
+        elif other_cpu is not None and (reliable or timer is None):
             other_time, basis = other_cpu, "cpu" if reliable else "noisy-cpu"  # mostly its subtracted fixed cost
         elif timer is not None:
             other_time, basis = timer, "timer"
@@ -128,8 +129,12 @@ class Versus:
             walls.append(w1 - w0)
             cpus.append(None if c0 is None or c1 is None else c1 - c0)
         r.fixed_wall_s = statistics.median(walls)
-        r.fixed_cpu_ns = None if None in cpus else statistics.median(cpus)
-        r.fixed_cpu_sd_ns = 0.0 if None in cpus else statistics.stdev(cpus)
+        measured = [c for c in cpus if c is not None]
+        if len(measured) < len(cpus):
+            r.fixed_cpu_ns = None
+        else:
+            r.fixed_cpu_ns = statistics.median(measured)
+            r.fixed_cpu_sd_ns = statistics.stdev(measured)
 
     def ours(self, rows, start: int, r: Round) -> None:
         c0, w0 = time.process_time(), time.perf_counter()
@@ -138,7 +143,8 @@ class Versus:
         r.ours_cpu_s += c1 - c0
         r.ours_wall_s += w1 - w0
         r.ours_nodes += int(batch.nodes.sum())
-        for i, ((moves, expected), score, (code, _)) in enumerate(zip(rows, batch.scores.tolist(), batch.errors.tolist())):
+        answers = zip(rows, batch.scores.tolist(), batch.errors.tolist(), strict=True)
+        for i, ((moves, expected), score, (code, _)) in enumerate(answers):
             if code == 0 and score == _expected(expected, self.weak):
                 r.ours_correct += 1
             else:
@@ -152,14 +158,17 @@ class Versus:
             answers.append(self.other.ask(moves, f"{name} line {start + i + 1}"))
         w1, c1 = time.perf_counter(), self.other.cpu_ns()
         r.other_wall_s += w1 - w0
-        r.other_cpu_ns = None if None in (c0, c1, r.other_cpu_ns) else r.other_cpu_ns + c1 - c0
-        for i, ((moves, expected), a) in enumerate(zip(rows, answers)):
+        if c0 is None or c1 is None or r.other_cpu_ns is None:
+            r.other_cpu_ns = None
+        else:
+            r.other_cpu_ns += c1 - c0
+        for i, ((moves, expected), a) in enumerate(zip(rows, answers, strict=False)):
             if a.score == _expected(expected, self.weak):
                 r.other_correct += 1
             else:
                 r.wrong.append(f"other: line {start + i + 1} ({moves}) gave {a.score}, expected {expected}")
             r.other_nodes = None if a.nodes is None or r.other_nodes is None else r.other_nodes + a.nodes
-            if a.time_us is None or r.timers is None:
+            if a.time_us is None or r.timers is None or r.other_timer_us is None:
                 r.other_timer_us = r.timers = None
             else:
                 r.other_timer_us += a.time_us
@@ -194,7 +203,7 @@ def timer_floor(rounds: list[Round]) -> float | None:
     """Mean over lines of the other's own timer, each line's smallest over the rounds."""
     if any(r.timers is None for r in rounds):
         return None
-    return sum(min(t) for t in zip(*(r.timers for r in rounds))) / rounds[0].n
+    return sum(min(t) for t in zip(*(r.timers for r in rounds), strict=False)) / rounds[0].n
 
 
 def summarize(name: str, rounds: list[Round]) -> dict:
@@ -233,11 +242,13 @@ def print_table(result: dict) -> None:
                      _fmt(s["other_nodes"]), _fmt(s["other_fixed_cpu_us"], 0)))
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
     for line in (head, *rows):
-        print("  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(line, widths))))
+        cells = enumerate(zip(line, widths, strict=True))
+        print("  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in cells))
     print("other cpu / wall: per position, net of its fixed cost per line (other fixed us: CPU of a line it "
-          "answers without a search); other timer: its own, per line the smallest of the rounds; ours/other: our CPU over the other's time (other basis): the smaller of "
-          "its net CPU and its own timer, or its own timer alone where the net CPU's standard error is over "
-          f"{RELIABLE:.0%} (noisy-cpu: no timer to fall back on)")
+          "answers without a search); other timer: its own, per line the smallest of the rounds; ours/other: "
+          "our CPU over the other's time (other basis): the smaller of its net CPU and its own timer, or its "
+          f"own timer alone where the net CPU's standard error is over {RELIABLE:.0%} (noisy-cpu: no timer to "
+          "fall back on)")
 
 
 def run_versus(args, sets, make_local) -> int:

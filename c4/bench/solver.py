@@ -84,7 +84,8 @@ class LocalBackend:
         t0 = clock()
         _, _, batch = self.lines.answer(lines)
         seconds = clock() - t0
-        scores = [s if e == 0 else None for s, (e, _) in zip(batch.scores.tolist(), batch.errors.tolist())]
+        answers = zip(batch.scores.tolist(), batch.errors.tolist(), strict=True)
+        scores = [s if e == 0 else None for s, (e, _) in answers]
         return seconds, scores, batch.nodes.tolist()
 
     def close(self) -> None:
@@ -183,7 +184,7 @@ def run_one(args, path: Path, rows) -> int:
 
         for start, (scores, nodes) in batches(moves, timed):
             total_nodes += sum(nodes)
-            for (m, expected), score in zip(rows[start:start + len(scores)], scores):
+            for (m, expected), score in zip(rows[start:start + len(scores)], scores, strict=False):
                 if score == (sign(expected) if args.weak else expected):
                     correct += 1
                 else:

@@ -32,7 +32,7 @@ def register(sub) -> None:
     for name, analyze in (("solve", False), ("analyze", True)):
         p = sub.add_parser(
             name,
-            help="solve positions exactly (Pons' c4solver protocol)" if not analyze else "score every column (c4 solve -a)",
+            help="score every column (c4 solve -a)" if analyze else "solve positions exactly (Pons' c4solver protocol)",
             description=__doc__,
         )
         p.add_argument("moves", nargs="*", help="positions as 1-based column digits; none: read stdin lines")
@@ -101,10 +101,7 @@ class LineSolver:
     def reason(self, code: int, text: str, item, move: int) -> str:
         from solver_svc.solver import FULL_COLUMN, OFF_BOARD
 
-        if isinstance(item, str):
-            shown = item[move - 1]
-        else:
-            shown = _edge(item[move - 1])
+        shown = item[move - 1] if isinstance(item, str) else _edge(item[move - 1])
         if code == OFF_BOARD:
             return f"column {shown} is off the board (1..{self.g.width})"
         if code == FULL_COLUMN:
@@ -195,7 +192,7 @@ def run(args) -> int:
     number = 1
     out, err = sys.stdout, sys.stderr
     for lines in chunks:
-        for start, (answers, messages, _) in batches(lines, lambda chunk, i: solver.answer(chunk, number + i)):
+        for _start, (answers, messages, _) in batches(lines, lambda chunk, i, n=number: solver.answer(chunk, n + i)):
             if messages:
                 err.write("".join(m + "\n" for m in messages))
                 err.flush()

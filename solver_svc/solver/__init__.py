@@ -36,6 +36,13 @@ position with ``ply`` stones is ``(W*H + 1 - ply) // 2``; a draw is 0.
   64 MiB, allocated lazily by the OS; ``prefault()`` touches it at once). The
   table keeps its bounds across calls until ``reset()``.
 
+The files, as in Pons' solver: :mod:`.table` (the table's word layout, its
+owner and the kernels that pack and unpack it), :mod:`.ordering` (move
+ordering and enhanced transposition cutoffs), :mod:`.search` (negamax and the
+null-window driver), :mod:`.driver` (the numba entry points: one position,
+a batch, preload), :mod:`.solver` (the Python API), :mod:`.quickload`
+(loading cached kernels fast), :mod:`.jit` (the kernel decorator).
+
 The search (see :mod:`.search`): negamax alpha-beta with null-window
 narrowing, a table of lower and upper bounds with the best move, one entry for
 a position and its mirror, half the moves for symmetric positions, moves
@@ -44,7 +51,7 @@ that lose at once never searched, enhanced transposition cutoffs.
 """
 
 from .errors import BudgetExceeded
-from .search import ABORTED, FULL_COLUMN, NO_SCORE, OFF_BOARD, OK, WINS
+from .driver import ABORTED, FULL_COLUMN, NO_SCORE, OFF_BOARD, OK, WINS
 from .solver import Batch, Solver, SolveResult
 
 __all__ = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -12,7 +12,7 @@ from connect4 import STANDARD, Geometry, InvalidPosition, Position
 
 from .errors import BudgetExceeded
 from .quickload import load_cached
-from .search import ABORTED, ANALYZE, FRESH, FULL_COLUMN, NO_SCORE, OFF_BOARD, OK, WEAK, WINS, search_kernels
+from .driver import ABORTED, ANALYZE, FRESH, FULL_COLUMN, NO_SCORE, OFF_BOARD, OK, WEAK, WINS, search_kernels
 from .table import ABORT, NODES, NO_LOWER, NO_UPPER, TranspositionTable
 
 DEFAULT_TT_LOG2 = 23  # 8M entries, 64 MiB
@@ -113,8 +113,9 @@ class Solver:
         slowest loss; ties go to the column nearest the centre."""
         scores = self.analyze(pos, node_budget=node_budget, stop=stop)
         rank = {c: i for i, c in enumerate(self.geometry.center_order())}
-        col = max((c for c, s in enumerate(scores) if s is not None), key=lambda c: (scores[c], -rank[c]))
-        return col, scores[col]
+        playable = {c: s for c, s in enumerate(scores) if s is not None}
+        col = max(playable, key=lambda c: (playable[c], -rank[c]))
+        return col, playable[col]
 
     def test(self, pos: Position, bound: int, *, node_budget: int = 0, stop=None) -> bool:
         """Is the exact score of ``pos`` (from its side to move) larger than
@@ -123,7 +124,7 @@ class Solver:
         search; budget and stop as for :meth:`solve`."""
         if pos.winner is None and len(pos.moves) == self.geometry.cells and pos.geometry == self.geometry:
             self.last_nodes = 0
-            return 0 > bound  # a full board without a line: a draw
+            return bound < 0  # a full board without a line: a draw
         self._check(pos)
         args = (pos.current, pos.mask, len(pos.moves), int(bound), int(node_budget or 0), self._tt, self._ws,
                 self._no_stop if stop is None else stop)

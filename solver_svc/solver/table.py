@@ -1,5 +1,9 @@
 """The transposition table: one uint64 word an entry, exact keys, epochs.
 
+This module holds the table's layout, its Python owner
+(:class:`TranspositionTable`) and the kernels that pack and unpack a word
+(:func:`table_kernels`): the layout below is written once, here.
+
 A position key ``k`` (Pons' ``current + mask + bottom``, mirrored to the
 smaller of the two) has at most ``KB = width * (height + 1)`` bits (49 on
 7x6). It is spread by ``h = (k * HASH_MUL) mod 2**KB``: multiplying by an
@@ -38,7 +42,15 @@ ordering scores, so a kernel call takes three arrays: ``tt``, ``ws``, ``stop``.
 
 from __future__ import annotations
 
+from functools import cache
+from types import SimpleNamespace
+
 import numpy as np
+from numba import int64, uint64
+
+from connect4.kernels import kernels_for
+
+from .jit import kernel, tag_of
 
 HASH_MUL = 0x9E3779B97F4A7C15  # 2**64 / golden ratio, odd
 MIN_LOG2 = 18
@@ -58,6 +70,11 @@ def move_bits(width: int) -> int:
     return max(1, width.bit_length())
 
 
+def payload_bits(width: int) -> int:
+    """Bits below the epoch: two 6-bit bounds and the move."""
+    return 12 + move_bits(width)
+
+
 def key_bits(geometry) -> int:
     return geometry.width * geometry.h1
 
@@ -66,7 +83,7 @@ def layout(geometry, log2: int) -> tuple[int, int, int, int]:
     """(log2, payload bits, tag bits, epoch bits) of a table for ``geometry``;
     ``log2`` is raised when no epoch bit would be left."""
     kb = key_bits(geometry)
-    payload = 12 + move_bits(geometry.width)
+    payload = payload_bits(geometry.width)
     log2 = max(log2, kb + payload - 63)
     tag = max(0, kb - log2)
     epoch = min(MAX_EPOCH_BITS, 64 - payload - tag)
@@ -123,3 +140,73 @@ class TranspositionTable:
     @property
     def nbytes(self) -> int:
         return self.words.nbytes
+
+
+@cache
+def table_kernels(g) -> SimpleNamespace:
+    """The kernels that read and write table words of geometry ``g`` (the layout above)."""
+    tag = tag_of(g)
+    W = g.width
+    BOTTOM = uint64(g.bottom_mask)
+    KMASK = uint64((1 << key_bits(g)) - 1)
+    MUL = uint64(HASH_MUL)
+    PAY = uint64(payload_bits(W))
+    M6 = uint64(63)
+    ONE = uint64(1)
+    mirror = kernels_for(g).mirror
+
+    @kernel(tag)
+    def slot(ckey, ws):
+        """(index, expected high bits: tag and epoch) of a canonical key in this epoch."""
+        h = (ckey * MUL) & KMASK
+        idx = int64(h >> uint64(ws[IDX_SHIFT]))
+        hi = ((h & uint64(ws[TAG_MASK])) << uint64(ws[EPOCH_BITS])) | uint64(ws[EPOCH])
+        return idx, hi
+
+    @kernel(tag)
+    def canonical_slot(cur, mask, ws):
+        """(index, expected high bits, flipped, symmetric) of a position: its key
+        (Pons' cur + mask + bottom) or its mirror image's, the smaller."""
+        key = cur + mask + BOTTOM
+        mkey = mirror(key)
+        flip = mkey < key
+        idx, want = slot(mkey if flip else key, ws)
+        return idx, want, flip, key == mkey
+
+    @kernel(tag)
+    def read(tt, idx, want, flip):
+        """(lower, upper, move) stored for a slot; (NO_LOWER, NO_UPPER, -1)
+        when the word belongs to another position or epoch. The move is
+        turned back when the entry was stored for the mirror image."""
+        word = tt[idx]
+        if (word >> PAY) != want:
+            return NO_LOWER, NO_UPPER, -1
+        lower = int64(word & M6) - 32
+        upper = int64((word >> uint64(6)) & M6) - 32
+        m = int64((word & ((ONE << PAY) - ONE)) >> uint64(12))
+        move = -1
+        if m:
+            move = m - 1
+            if flip:
+                move = W - 1 - move
+        return lower, upper, move
+
+    @kernel(tag)
+    def probe_upper(tt, ws, cur, mask):
+        """The stored upper bound of a position, NO_UPPER when absent."""
+        idx, want, _, _ = canonical_slot(cur, mask, ws)
+        word = tt[idx]
+        if (word >> PAY) == want:
+            return int64((word >> uint64(6)) & M6) - 32
+        return NO_UPPER
+
+    @kernel(tag)
+    def store(tt, idx, hi, lower, upper, col, flip):
+        """Write bounds and best move (column, -1 for none; mirrored when ``flip``)."""
+        m = 0
+        if col >= 0:
+            m = (W - 1 - col if flip else col) + 1
+        tt[idx] = (hi << PAY) | uint64((lower + 32) | ((upper + 32) << 6) | (m << 12))
+
+    return SimpleNamespace(slot=slot, canonical_slot=canonical_slot, read=read, probe_upper=probe_upper,
+                           store=store)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from connect4 import STANDARD, Geometry, Position
-from solver_svc.solver import (ABORTED, FULL_COLUMN, NO_SCORE, OFF_BOARD, OK, WINS, BudgetExceeded, Solver)
+from solver_svc.solver import (FULL_COLUMN, NO_SCORE, OFF_BOARD, OK, WINS, BudgetExceeded, Solver)
 from solver_svc.solver.table import EPOCH, EPOCH_MAX, layout
 
 
@@ -16,7 +16,7 @@ def test_solve_many_matches_solve_with_a_fresh_table(solver, pons_sets, read_set
     batch = solver.solve_many([m for m, _ in rows])
     assert batch.scores.tolist() == [e for _, e in rows]
     assert batch.ok.all() and len(batch) == len(rows)
-    for (moves, _), nodes in zip(rows, batch.nodes.tolist()):
+    for (moves, _), nodes in zip(rows, batch.nodes.tolist(), strict=False):
         solver.reset()
         assert solver.solve(Position.parse(moves)).nodes == nodes  # the same search, node for node
 
@@ -46,7 +46,7 @@ def test_solve_many_checks_every_move(solver):
     lines = ["52753311433677442422121", "44444444", "1212121", "18", "40", "4x", "4" + chr(0x20ac)]
     batch = solver.solve_many(lines)
     codes = [tuple(e) for e in batch.errors.tolist()]
-    assert codes == [(OK, 0), (FULL_COLUMN, 7), (WINS, 7), (OFF_BOARD, 2), (OFF_BOARD, 2), (OFF_BOARD, 2), (OFF_BOARD, 2)]
+    assert codes == [(OK, 0), (FULL_COLUMN, 7), (WINS, 7)] + [(OFF_BOARD, 2)] * 4
     assert batch.scores[0] == 8
 
 
@@ -64,7 +64,7 @@ def test_analyze_many_matches_analyze(solver, pons_sets, read_set):
     rows = read_set(pons_sets / "Test_L2_R1", 8) + [("4444441526", None)]
     batch = solver.analyze_many([m for m, _ in rows])
     assert batch.scores.shape == (len(rows), 7)
-    for (moves, _), row in zip(rows, batch.scores.tolist()):
+    for (moves, _), row in zip(rows, batch.scores.tolist(), strict=False):
         solver.reset()
         assert [None if s == NO_SCORE else s for s in row] == solver.analyze(Position.parse(moves))
     weak = solver.analyze_many([rows[0][0]], weak=True).scores[0].tolist()

@@ -22,7 +22,8 @@ def test_solve_arguments(capsys):
 
 def test_solve_weak(capsys):
     assert main(["solve", "-w", "52753311433677442422121", "2252576253462244111563365343671351441"]) == 0
-    assert capsys.readouterr().out.split() == ["52753311433677442422121", "1", "2252576253462244111563365343671351441", "-1"]
+    assert capsys.readouterr().out.split() == ["52753311433677442422121", "1",
+                                               "2252576253462244111563365343671351441", "-1"]
 
 
 def test_analyze_full_column_prints_minus_1000(capsys):
@@ -46,7 +47,8 @@ def test_invalid_lines_on_stdin(monkeypatch, capsys):
     ]
     err = out.err.splitlines()
     assert err[0].startswith('Line 2: Invalid move 7 "44444444"')
-    assert err[1].startswith('Line 3: Invalid move 7 "1212121"')  # a winning move ends the game: invalid, as in c4solver
+    # a winning move ends the game: invalid, as in c4solver
+    assert err[1].startswith('Line 3: Invalid move 7 "1212121"')
     assert err[2].startswith('Line 4: Invalid move 2 "18"')
     assert err[3].startswith('Line 5: Invalid move')
     assert len(err) == 4
@@ -105,7 +107,7 @@ def test_many_lines_at_once_through_a_pipe(pons_sets, read_set):
     assert proc.returncode == 0
     out = proc.stdout.split("\n")
     assert len(out) == len(lines) + 1 and out[-1] == ""
-    for i, ((moves, expected), answer) in enumerate(zip(rows, out)):
+    for i, ((moves, expected), answer) in enumerate(zip(rows, out, strict=False)):
         if i == 5:
             assert answer == ""
         elif i == 9:
@@ -119,7 +121,7 @@ def test_batches_grow_with_fast_lines():
     from c4.commands.solve import batches
 
     sizes = []
-    for _, result in batches(list(range(10_000)), lambda chunk, i: sizes.append(len(chunk)) or chunk, 0.001):
+    for _, _result in batches(list(range(10_000)), lambda chunk, i: sizes.append(len(chunk)) or chunk, 0.001):
         pass
     assert sizes[0] == 1 and max(sizes) > 1 and sum(sizes) == 10_000
 
@@ -182,5 +184,6 @@ def test_bench_against_a_dead_service_fails_at_once(pons_sets, capsys):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    code, err = run_c4(["bench", "solver", "--set", str(pons_sets / "Test_L3_R1"), "--n", "1", "--service", f"127.0.0.1:{port}"], capsys)
+    code, err = run_c4(["bench", "solver", "--set", str(pons_sets / "Test_L3_R1"), "--n", "1",
+                        "--service", f"127.0.0.1:{port}"], capsys)
     assert code == 1 and f"cannot reach the solver service at 127.0.0.1:{port}" in err

@@ -1,0 +1,78 @@
+"""Move ordering of the solver (Pons' MoveSorter), with enhanced transposition cutoffs.
+
+``order_moves`` writes the moves of one ply into the workspace, best first:
+the table's move, then by the number of winning cells the move creates for
+the side to move, the centre first on ties (an insertion sort, stable over
+the centre-first column order). Far from the end (``ETC_MIN_EMPTY`` empty
+cells or more) it also looks every child up in the table before any is
+searched: a child's stored upper bound is a lower bound for us, which may
+raise alpha or cut the node at once (about -20% nodes on Test_L1_R2).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from types import SimpleNamespace
+
+import numpy as np
+from numba import int64
+
+from connect4.geometry import Geometry
+from connect4.kernels import kernels_for
+
+from .jit import kernel, tag_of
+from .table import STATE_SIZE, table_kernels
+
+ETC_MIN_EMPTY = 8  # probe the children in the table first when this many cells are empty
+NO_CUT = -1000  # order_moves found no child that cuts
+TABLE_MOVE = 1000  # the ordering score of the table's move: always first
+
+
+def move_list_offsets(g: Geometry) -> tuple[int, int]:
+    """ws offsets of the move lists (one row of ``width`` a ply) and of their ordering scores."""
+    return STATE_SIZE, STATE_SIZE + (g.cells + 1) * g.width
+
+
+@cache
+def ordering_kernels(g: Geometry) -> SimpleNamespace:
+    tag = tag_of(g)
+    W, CELLS = g.width, g.cells
+    COL = np.array([g.column_mask(c) for c in range(W)], dtype=np.uint64)
+    ORDER = np.array(g.center_order(), dtype=np.int64)
+    MV, SC = move_list_offsets(g)
+    bits = kernels_for(g)
+    win_cells, popcount = bits.winning_cells, bits.popcount
+    probe_upper = table_kernels(g).probe_upper
+
+    @kernel(tag)
+    def order_moves(cur, mask, moves, ply, tmove, alpha, beta, tt, ws):
+        """Sort ``moves`` (one bit a column) into ``ws[MV + ply*W ...]``.
+        Returns (count, alpha raised by the children's stored bounds, the
+        score that cuts the node or NO_CUT)."""
+        base = ply * W
+        cnt = 0
+        for i in range(W):
+            c = ORDER[i]
+            m = moves & COL[c]
+            if m:
+                s = int64(popcount(win_cells(cur | m, mask)))
+                if c == tmove:
+                    s = TABLE_MOVE
+                if CELLS - ply >= ETC_MIN_EMPTY:
+                    # the child: the opponent to move, our stone added to the mask
+                    u = -probe_upper(tt, ws, cur ^ mask, mask | m)
+                    if u >= beta:
+                        return cnt, alpha, u
+                    if u > alpha:
+                        alpha = u
+                j = cnt
+                while j > 0 and ws[SC + base + j - 1] < s:  # insertion sort, stable
+                    ws[SC + base + j] = ws[SC + base + j - 1]
+                    ws[MV + base + j] = ws[MV + base + j - 1]
+                    j -= 1
+                ws[SC + base + j] = s
+                ws[MV + base + j] = c
+                cnt += 1
+        return cnt, alpha, NO_CUT
+
+    return SimpleNamespace(order_moves=order_moves)
