@@ -8,7 +8,11 @@ Keys (``{id}`` = game id):
   ``c4:claim:{id}:{v}`` who plays the opponent's turn at version v (SET NX with a TTL)
   ``c4:hub:{random}``   a channel each gateway's hub keeps subscribed (nothing is published on it)
   ``c4:mcp:{name}``     hash ``id``/``token`` (and ``invite`` of a game made against a person):
-                        the game an MCP agent calls ``name``
+                        the game an MCP agent calls ``name`` (before namespaces)
+  ``c4:ns:{ns}:{name}`` hash ``id``/``sealed``: the game MCP client namespace ``ns`` (a digest of the
+                        client's key) calls ``name``; ``sealed`` is the seat token sealed with that key
+  ``c4:table:{name}``   hash ``id``/``sealed``/``hints``: the shared game of a bridge listener
+  ``c4:secret``         a random secret of the deployment (when C4_GATEWAY_SECRET is not set)
 
 No other module names a key: they all go through :class:`Store`.
 
@@ -42,6 +46,9 @@ ACTIVE = "c4:active"
 CLAIM = "c4:claim:{}:{}"
 MCP = "c4:mcp:{}"
 HUB = "c4:hub:{}"  # a gateway process's own pub/sub channel, kept subscribed (hub.py says why)
+NAMESPACED = "c4:ns:{}:{}"
+TABLE = "c4:table:{}"
+SECRET = "c4:secret"
 
 # KEYS: game, pending, active, channel, claim of the new version, claim of the expected version
 # ARGV: expected version ("0" = must not exist), new version, doc, ttl, pending flag,
@@ -114,6 +121,16 @@ redis.call('EXPIRE', KEYS[1], ARGV[3])
 return {ARGV[1], ARGV[2]}
 """
 
+NS_ADOPT = MCP_ADOPT.replace("'token'", "'sealed'")  # the same for a namespace's name
+
+# A bridge table's game, replaced only if it is still the one the caller saw.
+# KEYS: the table; ARGV: id, sealed token, the id the caller saw ("" = none)
+TABLE_ADOPT = """
+local cur = redis.call('HGET', KEYS[1], 'id') or ''
+if cur == ARGV[3] then redis.call('HSET', KEYS[1], 'id', ARGV[1], 'sealed', ARGV[2]) end
+return redis.call('HGETALL', KEYS[1])
+"""
+
 # Release a claim only if it is still ours.
 RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -137,6 +154,8 @@ class Store:
         self._renew = self.redis.register_script(RENEW)
         self._claim = self.redis.register_script(CLAIM_TURN)
         self._mcp_adopt = self.redis.register_script(MCP_ADOPT)
+        self._table_adopt = self.redis.register_script(TABLE_ADOPT)
+        self._ns_adopt = self.redis.register_script(NS_ADOPT)
         self.hub = Hub(self.redis, HUB.format(secrets.token_hex(8)))
 
     async def close(self) -> None:
@@ -262,3 +281,55 @@ class Store:
     async def mcp_invite(self, name: str) -> str | None:
         """The invite of the game named ``name`` made against a person, if it has one."""
         return cast("str | None", await self.redis.hget(MCP.format(name), "invite"))
+
+    # -- MCP client namespaces (gateway/mcp_identity.py) ------------------------
+    async def ns_get(self, ns: str, name: str) -> dict | None:
+        """A namespace's named game (``id``, ``sealed``); each use keeps the name alive."""
+        key = NAMESPACED.format(ns, name)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            got, _ = await pipe.hgetall(key).expire(key, self.ttl_s).execute()
+        return got or None
+
+    async def ns_set(self, ns: str, name: str, game_id: str, sealed: str) -> None:
+        key = NAMESPACED.format(ns, name)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            await pipe.delete(key).hset(key, mapping={"id": game_id, "sealed": sealed}).expire(key, self.ttl_s).execute()
+
+    async def ns_adopt(self, ns: str, name: str, game_id: str, sealed: str) -> dict:
+        """Give ``name`` this game unless it has a live one already (a call at the same
+        moment named it first); returns the name's record."""
+        got = await self._ns_adopt(keys=[NAMESPACED.format(ns, name)],
+                                    args=[game_id, sealed, self.ttl_s, GAME.format("")])
+        return {"id": got[0], "sealed": got[1]}
+
+    async def ns_names(self, ns: str, limit: int = 100) -> list[str]:
+        """The names a namespace uses (for its resource list)."""
+        prefix = NAMESPACED.format(ns, "")
+        names = []
+        async for key in self.redis.scan_iter(match=prefix + "*", count=200):
+            names.append(key[len(prefix):])
+            if len(names) >= limit:
+                break
+        return sorted(names)
+
+    # -- the bridge's shared table game (gateway/bridge_table.py) ----------------
+    async def table_get(self, name: str) -> dict:
+        return await self.redis.hgetall(TABLE.format(name))
+
+    async def table_set(self, name: str, **fields) -> None:
+        key = TABLE.format(name)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            await pipe.hset(key, mapping={k: str(v) for k, v in fields.items()}).persist(key).execute()
+
+    async def table_adopt(self, name: str, game_id: str, sealed: str, before: str | None) -> dict:
+        """Make this the table's game if its game is still ``before`` (None: none);
+        returns the table's record afterwards (another connection's game when it won)."""
+        got = await self._table_adopt(keys=[TABLE.format(name)], args=[game_id, sealed, before or ""])
+        return dict(zip(got[::2], got[1::2]))
+
+    async def secret(self) -> str:
+        """The deployment's random secret, made once by whichever process asks first."""
+        import secrets as _secrets
+
+        await self.redis.set(SECRET, _secrets.token_hex(32), nx=True)
+        return await self.redis.get(SECRET)
