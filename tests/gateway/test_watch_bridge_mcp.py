@@ -278,14 +278,26 @@ def test_mcp_stdio_bridges_to_the_gateway(bare_gateway):
                                    env={**__import__("os").environ})
 
     async def go():
-        async with Client(params) as mcp:
-            names = {t.name for t in (await mcp.list_tools()).tools}
-            assert "connect4_move" in names
+        async with Client(params) as mcp, Client(f"{bare_gateway.url}/mcp") as http:
+            assert mcp.server_info.name == "connect4" and mcp.server_info.version == http.server_info.version
+            assert mcp.instructions == http.instructions and "connect4_move" in mcp.instructions
+            assert mcp.protocol_version == http.protocol_version
+            tools = {t.name: t for t in (await mcp.list_tools()).tools}
+            assert tools["connect4_move"].output_schema == {t.name: t for t in (await http.list_tools()).tools}[
+                "connect4_move"].output_schema
             r = await mcp.call_tool("connect4_new", {"game": "stdio-game"})
             assert not r.is_error, _texts(r)
             assert r.structured_content["status"] == "your_move"
+            # one upstream session for the process's life: the same namespace call after call
+            for _ in range(3):
+                s = await mcp.call_tool("connect4_state", {"game": "stdio-game"})
+                assert s.structured_content["game_id"] == r.structured_content["game_id"]
+            other = await http.call_tool("connect4_state", {"game": "stdio-game"})
+            assert other.structured_content["game_id"] != r.structured_content["game_id"]  # another client
             bad = await mcp.call_tool("connect4_move", {"col": 0, "game": "stdio-game"})
-            assert bad.is_error
+            assert bad.is_error and "col must be a whole number 1..7" in _texts(bad)[0]
+            assert (await mcp.read_resource("connect4://game/stdio-game")).contents[0].text
+            assert [p.name for p in (await mcp.list_prompts()).prompts] == ["play_a_game"]
 
     asyncio.run(go())
 
