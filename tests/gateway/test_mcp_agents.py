@@ -224,3 +224,32 @@ def test_connect4_rs_text_on_request(bare_gateway):
 
     run(go())
     assert rs_format.render({"rows": ["......."], "x": 1}) == ". . . . . . .\n1 2 3 4 5 6 7\n{\"rows\":[\".......\"],\"x\":1}"
+
+
+def test_bench_agent_prints_its_figures(gateway):
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    out = subprocess.run([sys.executable, "-m", "c4.main", "bench", "agent", "--url", gateway.url, "--games", "1",
+                          "--json"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    assert figures["stdio_first_answer"]["answered"] is True
+    for transport in ("http", "stdio"):
+        tools = figures[transport]["tools"]
+        assert {"connect4_new", "connect4_hints", "connect4_state", "connect4_move"} <= set(tools)
+        assert all(t["calls"] > 0 and t["p99_ms"] >= t["p50_ms"] > 0 for t in tools.values())
+        assert sum(figures[transport]["results"].values()) == 1
+
+
+def test_the_hints_policy():
+    from c4.bench.agent import choose
+
+    rows = ["......."] * 6
+    assert choose({"rows": rows, "hints": {"winning_moves": [2], "must_block": [5], "losing_moves": []}}) == 2
+    assert choose({"rows": rows, "hints": {"winning_moves": [], "must_block": [5], "losing_moves": []}}) == 5
+    assert choose({"rows": rows, "hints": {"winning_moves": [], "must_block": [], "losing_moves": [4, 3]}}) == 5
+    full = ["RRR.RRR"] + ["......."] * 5
+    assert choose({"rows": full, "hints": {"winning_moves": [], "must_block": [], "losing_moves": [4]}}) == 4
