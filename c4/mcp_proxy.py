@@ -23,6 +23,7 @@ import queue
 import sys
 import threading
 from urllib.parse import urlsplit
+import contextlib
 
 log = logging.getLogger("c4.mcp_stdio")
 
@@ -106,10 +107,8 @@ class Upstream:
         result = (answer or {}).get("result") or {}
         self.version = result.get("protocolVersion")
         if self.session:  # the handshake's last step, on the new session
-            try:
+            with contextlib.suppress(Unreachable):
                 self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
-            except Unreachable:
-                pass
         return answer
 
     def ensure_session(self) -> None:
@@ -122,10 +121,8 @@ def _last_sse_message(data: bytes) -> dict | None:
     out = None
     for line in data.decode().splitlines():
         if line.startswith("data:"):
-            try:
+            with contextlib.suppress(ValueError):
                 out = json.loads(line[5:].strip())
-            except ValueError:
-                pass
     return out
 
 
@@ -195,7 +192,8 @@ class Proxy:
                 self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": f"parse error: {exc}"}})
                 continue
             if not isinstance(message, dict):
-                self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "not a JSON-RPC message"}})
+                self.write({"jsonrpc": "2.0", "id": None,
+                            "error": {"code": -32600, "message": "not a JSON-RPC message"}})
                 continue
             if message.get("method") == "initialize":
                 self.handle(message)  # before anything else: the session

@@ -20,6 +20,10 @@ import json
 import logging
 from urllib.parse import parse_qs
 
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .settings import GatewaySettings
+
 log = logging.getLogger(__name__)
 
 PROTECTED = ("/api/", "/mcp")
@@ -39,7 +43,7 @@ def is_loopback(host: str | None) -> bool:
 
 
 class Auth:
-    def __init__(self, settings):
+    def __init__(self, settings: GatewaySettings) -> None:
         raw = [d.strip().lower() for d in (settings.auth_tokens_sha256 or "").split(",") if d.strip()]
         bad = [d for d in raw if len(d) != 64 or any(c not in "0123456789abcdef" for c in d)]
         if bad:
@@ -72,11 +76,11 @@ def bearer(headers: list[tuple[bytes, bytes]]) -> str | None:
 class BearerAuthMiddleware:
     """ASGI: refuses protected paths without a valid bearer token (see the module doc)."""
 
-    def __init__(self, app, settings):
+    def __init__(self, app: ASGIApp, settings: GatewaySettings) -> None:
         self.app = app
         self.auth = Auth(settings)
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or not self.auth.enabled \
                 or not scope.get("path", "").startswith(PROTECTED):
             return await self.app(scope, receive, send)

@@ -21,17 +21,23 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from connect4 import Position
 from servicekit.logs import REQUEST_ID, new_request_id
 
 from . import bridge_protocol as rs
 from . import model, rs_format
-from .document import COLORS, Game, Seat, geometry
 from .auth import Auth, is_loopback
 from .bridge_table import Table, table_name
+from .document import COLORS, Game, Seat, geometry
 from .errors import GameError
 from .metrics import BRIDGE_COMMANDS
+import contextlib
+
+if TYPE_CHECKING:
+    from .games import Games
+    from .settings import GatewaySettings
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +54,7 @@ class LineTooLong(Exception):
 class BridgeError(Exception):
     """A reply ``{"error": message}`` (with ``state`` when given); the connection stays open."""
 
-    def __init__(self, message: str, state: dict | None = None):
+    def __init__(self, message: str, state: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.state = state
@@ -57,21 +63,20 @@ class BridgeError(Exception):
 class Session:
     """One connection: the table's game, or the private game it attached to."""
 
-    def __init__(self, bridge: Bridge, authorized: bool):
+    def __init__(self, bridge: Bridge, authorized: bool) -> None:
         self.bridge = bridge
         self.games = bridge.games
         self.table: Table = bridge.table
         self.private: tuple[str, str] | None = None  # (game id, token) after attach / new with a person
-        self.invite: dict | None = None
         self.authorized = authorized
 
     # -- the game this connection plays ---------------------------------------
-    async def game(self, create: bool) -> tuple[dict, str] | None:
+    async def game(self, create: bool) -> tuple[Game, str] | None:
         if self.private:
             return await self.games.store.load(self.private[0]), self.private[1]
         return await self.table.ensure() if create else await self.table.current()
 
-    def reply(self, doc: dict, token: str) -> dict:
+    def reply(self, doc: Game, token: str) -> dict[str, Any]:
         human = model.seat_of(doc, token) or "red"
         out = rs_format.state(doc, human)
         out["game"] = doc.id
@@ -85,7 +90,7 @@ class Session:
             out["note"] = doc.message  # the opponent's own words about its last move
         return out
 
-    async def reply_now(self) -> dict:
+    async def reply_now(self) -> dict[str, Any]:
         found = await self.game(create=False)
         if found is None:
             out = rs_format.empty_state(self.table.hints(await self.table.record()))
@@ -93,7 +98,7 @@ class Session:
             return out
         return self.reply(*found)
 
-    async def wait_engine(self, doc: dict) -> dict:
+    async def wait_engine(self, doc: Game) -> Game:
         """Play (or wait for) the engine's turn, so the reply shows its answer."""
         doc = await self.games.store.load(doc.id)
         if doc.program_to_move:
@@ -101,16 +106,16 @@ class Session:
         return doc
 
     # -- commands ----------------------------------------------------------------
-    async def cmd_state(self, msg: dict) -> dict:
+    async def cmd_state(self, msg: dict[str, Any]) -> dict[str, Any]:
         return await self.reply_now()
 
-    async def cmd_move(self, msg: dict) -> dict:
+    async def cmd_move(self, msg: dict[str, Any]) -> dict[str, Any]:
         found = await self.game(create=False)
         width = found[0].width if found else 7
         col = rs.column(msg, width)
         if col is None:
             raise BridgeError(f"col must be 1..{width}")
-        doc, token = found if found else await self.game(create=True)
+        doc, token = found if found else await self.table.ensure()
         try:
             doc, _seat, _state = await self.games.move_doc(doc.id, token, col, wait=True)
         except GameError as exc:
@@ -120,7 +125,7 @@ class Session:
             raise BridgeError(rs.illegal_move(state["status"]), state) from None
         return self.reply(doc, token)
 
-    async def cmd_new(self, msg: dict) -> dict:
+    async def cmd_new(self, msg: dict[str, Any]) -> dict[str, Any]:
         engine_starts = rs.as_bool(msg, "engine_starts") or False
         think_ms = msg.get("think_ms")
         if think_ms is not None and (rs.as_u64(think_ms) is None or not (think_ms == 0 or 50 <= think_ms <= 60000)):
@@ -137,7 +142,7 @@ class Session:
         doc, token = await self.table.new(engine_starts, think_ms, opponent)
         return self.reply(await self.wait_engine(doc), token)
 
-    async def _new_private(self, engine_starts: bool, think_ms: int, opponent: str | None = "human") -> dict:
+    async def _new_private(self, engine_starts: bool, think_ms: int, opponent: str | None = "human") -> dict[str, Any]:
         created = await self.games.create(
             opponent=opponent or self.games.settings.bridge_opponent, engine_starts=engine_starts,
             think_ms=think_ms, player="llm", allow_analysis=True, wait=False)
@@ -150,7 +155,7 @@ class Session:
             out.update(invite=created["invite"], invite_url=created["invite_url"])
         return out
 
-    async def cmd_hints(self, msg: dict) -> dict:
+    async def cmd_hints(self, msg: dict[str, Any]) -> dict[str, Any]:
         on = rs.as_bool(msg, "on")
         if on is not None:  # anything else leaves the hints as they are, as in Connect4-rs
             if self.private:
@@ -159,7 +164,7 @@ class Session:
                 await self.table.set_hints(on)
         return await self.reply_now()
 
-    async def cmd_replay(self, msg: dict) -> dict:
+    async def cmd_replay(self, msg: dict[str, Any]) -> dict[str, Any]:
         found = await self.game(create=False)
         width = found[0].width if found else 7
         cols = rs.replay_moves(msg, width)
@@ -170,12 +175,14 @@ class Session:
         partial = self._partial(template, cols, engine_starts)
         if partial is not None:
             raise BridgeError(*partial)
-        doc, token = found if found else await self.game(create=True)
-        await self.games.replay(doc.id, token, cols, engine_starts, wait=True)
+        doc, token = found if found else await self.table.ensure()
+        moves: list[int | str] = list(cols)
+        await self.games.replay(doc.id, token, moves, engine_starts, wait=True)
         doc = await self.wait_engine(doc)
         return self.reply(doc, token)
 
-    def _partial(self, template: Game | None, cols: list[int], engine_starts: bool):
+    def _partial(self, template: Game | None, cols: list[int],
+                 engine_starts: bool) -> tuple[str, dict[str, Any]] | None:
         """Connect4-rs's replay error and the position it reached, or None when every move is legal."""
         g = template.geometry if template else geometry(7, 6, 4)
         pos = Position(g)
@@ -190,7 +197,7 @@ class Session:
             pos.play(c - 1)
         return None
 
-    async def cmd_attach(self, msg: dict) -> dict:
+    async def cmd_attach(self, msg: dict[str, Any]) -> dict[str, Any]:
         game_id, token, invite = msg.get("game"), msg.get("token"), msg.get("invite")
         if isinstance(game_id, str) and isinstance(invite, str) and token is None:
             token = (await self.games.join(game_id, invite))["token"]  # take the invited seat
@@ -202,7 +209,7 @@ class Session:
         self.private = (game_id, token)
         return self.reply(doc, token)
 
-    async def cmd_learn(self, msg: dict) -> dict:
+    async def cmd_learn(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Connect4-rs's learn: the solver traces the engine's moves of this game
         (finished or not) and books each one that threw a win or a draw away."""
         solver = msg.get("solver")
@@ -221,7 +228,7 @@ class Session:
         report = await learn_report(self.games, doc)
         return {"report": "\n".join(lines + [report_text(report)]), "learned": report}
 
-    async def cmd_auth(self, msg: dict) -> dict:
+    async def cmd_auth(self, msg: dict[str, Any]) -> dict[str, Any]:
         token = msg.get("token")
         if not isinstance(token, str) or not self.bridge.auth.valid(token):
             raise BridgeError("unauthorized: that token is not one of this gateway's (C4_GATEWAY_AUTH_TOKENS_SHA256)")
@@ -229,7 +236,7 @@ class Session:
         return {"ok": True, "message": "authorized"}
 
 
-COMMANDS: dict[str, Callable[[Session, dict], Awaitable[dict]]] = {
+COMMANDS: dict[str, Callable[[Session, dict[str, Any]], Awaitable[dict[str, Any]]]] = {
     "state": Session.cmd_state,
     "move": Session.cmd_move,
     "new": Session.cmd_new,
@@ -241,7 +248,7 @@ COMMANDS: dict[str, Callable[[Session, dict], Awaitable[dict]]] = {
 }
 
 
-async def learn_report(games, doc: dict) -> dict:
+async def learn_report(games: Games, doc: Game) -> dict[str, Any]:
     programs = [c for c in COLORS if doc.seats[c].kind == "opponent"]
     engine = {"red": "first", "yellow": "second"}[programs[0]] if len(programs) == 1 else "auto"
     size = f"{doc.width}x{doc.height}" + ("" if doc.k == 4 else f"k{doc.k}")
@@ -249,11 +256,11 @@ async def learn_report(games, doc: dict) -> dict:
     return await games.learner.learn(moves, size, engine)
 
 
-def _letter(col) -> str:
+def _letter(col: object) -> str:
     return chr(ord("a") + col - 1) if isinstance(col, int) and 1 <= col <= 26 else str(col)
 
 
-def report_text(report: dict) -> str:
+def report_text(report: dict[str, Any]) -> str:
     """Connect4-rs's learn report: one line per ply where the engine threw a result away."""
     lines = []
     for v in report.get("threw") or ():
@@ -279,13 +286,13 @@ def _error_text(exc: GameError) -> str:
 
 
 class Bridge:
-    def __init__(self, games, settings):
+    def __init__(self, games: Games, settings: GatewaySettings) -> None:
         self.games = games
         self.settings = settings
         self.table = Table(games, settings, table_name(settings))
         self.auth = Auth(settings)
         self.server: asyncio.base_events.Server | None = None
-        self.connections: set[asyncio.Task] = set()
+        self.connections: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         self.server = await asyncio.start_server(self._serve, self.settings.bridge_host, self.settings.bridge_port,
@@ -301,12 +308,10 @@ class Bridge:
             self.server.close()
             for t in list(self.connections):
                 t.cancel()
-            try:
+            with contextlib.suppress(TimeoutError, Exception):
                 await asyncio.wait_for(self.server.wait_closed(), 2)
-            except (TimeoutError, Exception):
-                pass
 
-    async def handle_line(self, session: Session, line: bytes) -> dict:
+    async def handle_line(self, session: Session, line: bytes) -> dict[str, Any]:
         REQUEST_ID.set(new_request_id())  # one id a command, in the logs and the gRPC metadata
         try:
             msg = rs.parse_line(line)
@@ -331,17 +336,16 @@ class Bridge:
             return {"error": exc.message, **({"state": exc.state} if exc.state is not None else {})}
         except GameError as exc:
             BRIDGE_COMMANDS.labels(cmd, exc.code).inc()
-            out: dict = {"error": _error_text(exc)}
+            failed: dict[str, Any] = {"error": _error_text(exc)}
             # An attach that failed is about another game: the connection's own state would mislead.
             if exc.code != "unknown_game" and cmd != "attach":
-                try:
-                    out["state"] = await session.reply_now()
-                except GameError:
-                    pass
-            return out
+                with contextlib.suppress(GameError):
+                    failed["state"] = await session.reply_now()
+            return failed
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
+        assert task is not None  # a connection is served in a task of its own
         self.connections.add(task)
         peer = writer.get_extra_info("peername")
         session = Session(self, authorized=not self.auth.required_for(peer[0] if peer else None))
@@ -367,10 +371,8 @@ class Bridge:
             pass
         finally:
             self.connections.discard(task)
-            try:
+            with contextlib.suppress(Exception):
                 writer.close()
-            except Exception:
-                pass
 
 
 async def read_line(reader: asyncio.StreamReader) -> bytes:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any, NoReturn
 
 UNKNOWN_CMD = "unknown cmd, use state | move | new | hints | replay"
 REPLAY_NEEDS = "replay needs moves: array of columns 1..7"
@@ -65,11 +66,11 @@ def _check_depth(text: str) -> None:
             depth -= 1
 
 
-def _reject_constant(name: str):
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(name)  # NaN, Infinity: not JSON, serde refuses them
 
 
-def parse_line(raw: bytes):
+def parse_line(raw: bytes) -> Any:
     """The JSON value of one line (its newline included), or :class:`BadJson`."""
     try:
         text = raw.decode("utf-8")  # a BOM stays a character, and serde refuses it
@@ -135,25 +136,25 @@ def _innermost(text: str, pos: int) -> str:
 
 # -- field types, as serde_json's Value accessors read them ----------------------
 
-def as_bool(msg: dict, key: str) -> bool | None:
+def as_bool(msg: dict[str, Any], key: str) -> bool | None:
     value = msg.get(key)
     return value if isinstance(value, bool) else None
 
 
-def as_u64(value) -> int | None:
+def as_u64(value: object) -> int | None:
     """``Value::as_u64``: a JSON integer >= 0 (not true, not 4.0, not "4")."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value >= 1 << 64:
         return None
     return value
 
 
-def column(msg: dict, width: int = 7) -> int | None:
+def column(msg: dict[str, Any], width: int = 7) -> int | None:
     """The 1-based ``col`` of a move, or None (Connect4-rs: ``col must be 1..7``)."""
     col = as_u64(msg.get("col"))
     return col if col is not None and 1 <= col <= width else None
 
 
-def replay_moves(msg: dict, width: int = 7) -> list[int] | None:
+def replay_moves(msg: dict[str, Any], width: int = 7) -> list[int] | None:
     """The 1-based columns of a replay, or None (Connect4-rs: ``REPLAY_NEEDS``)."""
     moves = msg.get("moves")
     if not isinstance(moves, list):
@@ -164,12 +165,13 @@ def replay_moves(msg: dict, width: int = 7) -> list[int] | None:
     return cols  # type: ignore[return-value]
 
 
-def status_debug(status) -> str:
+def status_debug(status: str | dict[str, str]) -> str:
     """Rust's ``{:?}`` of a Status, as in ``illegal move (status HumanToMove, ...)``."""
     if isinstance(status, dict):
         return "Won(" + status["won"].capitalize() + ")"
-    return {"human_to_move": "HumanToMove", "thinking": "Thinking", "draw": "Draw"}[status]
+    names = {"human_to_move": "HumanToMove", "thinking": "Thinking", "draw": "Draw"}
+    return names[status]
 
 
-def illegal_move(status) -> str:
+def illegal_move(status: str | dict[str, str]) -> str:
     return f"illegal move (status {status_debug(status)}, column full or not your turn)"

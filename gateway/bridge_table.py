@@ -12,14 +12,21 @@ answers Connect4-rs's fresh game without making one.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 
 from . import model, sealing
+from .document import Game
 from .errors import GameError
+
+if TYPE_CHECKING:
+    from .games import Games
+    from .settings import GatewaySettings
+    from .store import Store
 
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
-def table_name(settings) -> str:
+def table_name(settings: GatewaySettings) -> str:
     name = settings.bridge_table or f"bridge-{settings.bridge_port}"
     if not NAME.fullmatch(name):
         raise ValueError(f"C4_GATEWAY_BRIDGE_TABLE {name!r}: use 1-64 letters, digits, '_', '.', '-'")
@@ -30,12 +37,12 @@ def table_url(public_url: str, name: str) -> str:
     return f"{public_url.rstrip('/')}/tables/{name}"
 
 
-async def deployment_secret(store, settings) -> str:
+async def deployment_secret(store: Store, settings: GatewaySettings) -> str:
     return settings.secret or await store.secret()
 
 
 class Table:
-    def __init__(self, games, settings, name: str):
+    def __init__(self, games: Games, settings: GatewaySettings, name: str) -> None:
         self.games = games
         self.store = games.store
         self.settings = settings
@@ -48,13 +55,13 @@ class Table:
             self._secret = await deployment_secret(self.store, self.settings)
         return self._secret
 
-    async def record(self) -> dict:
+    async def record(self) -> dict[str, str]:
         return await self.store.table_get(self.name)
 
-    def hints(self, record: dict) -> bool:
+    def hints(self, record: dict[str, str]) -> bool:
         return record.get("hints", "1" if self.settings.bridge_hints else "0") == "1"
 
-    async def current(self, record: dict | None = None) -> tuple[dict, str] | None:
+    async def current(self, record: dict[str, str] | None = None) -> tuple[Game, str] | None:
         """The table's game and its seat token, or None (none yet, or expired)."""
         record = record if record is not None else await self.record()
         if not record.get("id"):
@@ -65,7 +72,7 @@ class Table:
             return None
         return doc, sealing.unseal(record["sealed"], await self.secret(), record["id"])
 
-    async def ensure(self) -> tuple[dict, str]:
+    async def ensure(self) -> tuple[Game, str]:
         """The table's game, made now when it has none (calls at the same moment share one)."""
         record = await self.record()
         found = await self.current(record)
@@ -82,7 +89,7 @@ class Table:
             raise GameError("conflict", "the table's game changed at the same moment; try again")
         return found
 
-    async def new(self, engine_starts: bool, think_ms: int | None, opponent: str | None) -> tuple[dict, str]:
+    async def new(self, engine_starts: bool, think_ms: int | None, opponent: str | None) -> tuple[Game, str]:
         record = await self.record()
         old = await self.current(record)
         if think_ms is not None:
@@ -104,12 +111,12 @@ class Table:
         if found:
             await self.games.set_hints(found[0].id, found[1], on)
 
-    async def _create(self, record: dict, engine_starts: bool) -> dict:
+    async def _create(self, record: dict[str, str], engine_starts: bool) -> dict[str, Any]:
         return await self.games.create(
             opponent=record.get("opponent") or self.settings.bridge_opponent, engine_starts=engine_starts,
             think_ms=int(record.get("think_ms") or 0), hints=self.hints(record), player="llm",
             allow_analysis=True, wait=False)
 
 
-def human_of(doc: dict, token: str) -> str:
+def human_of(doc: Game, token: str) -> str:
     return model.seat_of(doc, token) or "red"

@@ -4,13 +4,14 @@ and argument errors said in one sentence an LLM can act on."""
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field, StrictBool
 
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 
-Column = Annotated[int, Field(strict=True, ge=1, le=7, description="the column to drop your disc in, 1..7 from the left")]
+Column = Annotated[int, Field(strict=True, ge=1, le=7,
+                              description="the column to drop your disc in, 1..7 from the left")]
 GameName = Annotated[str, Field(strict=True, min_length=1, max_length=64, pattern=NAME_PATTERN,
                                 description="your name for the game (1-64 letters, digits, '_', '.', '-'); "
                                             "names are yours alone: other clients never see them")]
@@ -22,7 +23,7 @@ OPPONENT_HELP = ("who you play: an engine spec such as engine:1000 (see connect4
                  "solver), or human (another player joins with an invite); default: the gateway's engine")
 
 
-def _expect(prop: dict) -> str:
+def _expect(prop: dict[str, Any]) -> str:
     kind = prop.get("type")
     if "anyOf" in prop:
         kinds = [p for p in prop["anyOf"] if p.get("type") != "null"]
@@ -42,12 +43,13 @@ def _expect(prop: dict) -> str:
     return "a valid value"
 
 
-def _shown(value) -> str:
-    text = json.dumps(value) if not isinstance(value, str) else json.dumps(value[:40] + ("..." if len(value) > 40 else ""))
-    return text
+def _shown(value: object) -> str:
+    if isinstance(value, str):
+        return json.dumps(value[:40] + ("..." if len(value) > 40 else ""))
+    return json.dumps(value)
 
 
-def sentence(tool: str, schema: dict, errors: list[dict]) -> str:
+def sentence(tool: str, schema: dict[str, Any], errors: list[dict[str, Any]]) -> str:
     """One sentence per bad argument, then what was not done."""
     props = schema.get("properties", {})
     parts = []
@@ -61,7 +63,7 @@ def sentence(tool: str, schema: dict, errors: list[dict]) -> str:
     return " ".join(parts) + f" Nothing was done; call {tool} again with corrected arguments."
 
 
-def unknown_arguments(tool: str, schema: dict, arguments: dict) -> str | None:
+def unknown_arguments(tool: str, schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
     props = schema.get("properties", {})
     extra = [k for k in arguments if k not in props]
     if not extra:

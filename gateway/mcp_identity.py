@@ -19,8 +19,10 @@ from __future__ import annotations
 import json
 import re
 import secrets
+from collections.abc import Mapping
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import sealing
 
@@ -37,7 +39,7 @@ def new_key() -> str:
     return "c4s_" + secrets.token_urlsafe(24)
 
 
-def key_of(headers) -> str:
+def key_of(headers: Mapping[str, str] | None) -> str:
     """The caller's key from its request headers, or :class:`NoNamespace`."""
     key = (headers or {}).get(SESSION_HEADER)
     if not key:
@@ -46,7 +48,7 @@ def key_of(headers) -> str:
     if not KEY.fullmatch(key):
         raise NoNamespace("the Mcp-Session-Id header is not a key this gateway issued "
                           "(16-200 visible ASCII characters); initialize again for a new one")
-    return key
+    return str(key)
 
 
 def namespace_of(key: str) -> str:
@@ -56,10 +58,10 @@ def namespace_of(key: str) -> str:
 class McpIdentityMiddleware:
     """ASGI, on ``/mcp``: a key for each ``initialize``; the 2026-07-28 probe refused."""
 
-    def __init__(self, app):
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("path") not in ("/mcp", "/mcp/") or scope.get("method") != "POST":
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers") or []}
@@ -79,7 +81,7 @@ class McpIdentityMiddleware:
             request = None
         method = request.get("method") if isinstance(request, dict) else None
 
-        async def replay():
+        async def replay() -> Message:
             return chunks.pop(0) if chunks else {"type": "http.request", "body": b"", "more_body": False}
 
         if modern:
@@ -95,7 +97,7 @@ class McpIdentityMiddleware:
             return await self.app(scope, replay, send)
         key = new_key().encode()
 
-        async def send_with_key(message):
+        async def send_with_key(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message = dict(message, headers=[*message.get("headers", []), (SESSION_HEADER.encode(), key)])
             await send(message)

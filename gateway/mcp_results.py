@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -71,7 +71,7 @@ class AnalysisResult(GameResult):
 
 class LearnResult(GameResult):
     report: str = Field(description="the learning report in words")
-    learned: dict = Field(description="the bookgen worker's report as it gave it")
+    learned: dict[str, Any] = Field(description="the bookgen worker's report as it gave it")
 
 
 class Opponent(BaseModel):
@@ -88,10 +88,10 @@ class OpponentsResult(BaseModel):
     message: str
 
 
-def plain_words(doc: dict, you: str | None) -> str:
+def plain_words(doc: Game, you: str | None) -> str:
     """The state in one sentence: "Your move.", "You win.", "The engine wins.", "Draw.", "Not your turn."."""
     other = COLORS[1 - COLORS.index(you)] if you else None
-    them_program = bool(other) and doc.seats[other].kind == "opponent"
+    them_program = other is not None and doc.seats[other].kind == "opponent"
     result = doc.result
     if result is not None:
         if result["winner"] is None:
@@ -110,7 +110,7 @@ def plain_words(doc: dict, you: str | None) -> str:
     return "Not your turn: " + ("the engine is thinking." if them_program else "the other player is to move.")
 
 
-def game_result(doc: dict, you: str | None, name: str, public_url: str) -> dict:
+def game_result(doc: Game, you: str | None, name: str, public_url: str) -> dict[str, Any]:
     over = doc.result is not None
     other = COLORS[1 - COLORS.index(you)] if you else None
     if over:
@@ -122,7 +122,7 @@ def game_result(doc: dict, you: str | None, name: str, public_url: str) -> dict:
     else:
         status = "opponent_to_move"
     outcome = None
-    if over:
+    if doc.result is not None:
         r = doc.result
         how = "draw" if r["winner"] is None else "resignation" if r.get("reason") == "resigned" else "four in a row"
         outcome = {"winner": r["winner"], "you_won": None if r["winner"] is None else r["winner"] == you,
@@ -135,10 +135,8 @@ def game_result(doc: dict, you: str | None, name: str, public_url: str) -> dict:
     if other and doc.seats[other].kind != "opponent":
         spec = "human"
     note = doc.message or ""
-    if note and not over:
-        note = f"{spec or 'the opponent'}: {note}"
-    else:
-        note = ""
+    # the program's words are about its own position ("book move: a loss with best play" = its loss)
+    note = f"{spec or 'the opponent'}, about its own position: {note}" if note and not over else ""
     return {
         "game": name, "game_id": doc.id, "status": status,
         "to_move": None if over else doc.color_to_move, "your_color": you,
@@ -154,7 +152,7 @@ def game_result(doc: dict, you: str | None, name: str, public_url: str) -> dict:
     }
 
 
-def board_text(result: dict) -> str:
+def board_text(result: dict[str, Any]) -> str:
     """The plain-words line, the board with column numbers, hints, the watch URL."""
     lines = [result["message"]]
     if result["note"]:
@@ -163,7 +161,7 @@ def board_text(result: dict) -> str:
     lines.append(" ".join(str((c + 1) % 10) for c in range(len(result["rows"][0]))))
     h = result.get("hints")
     if h:
-        def fmt(cols):
+        def fmt(cols: list[int]) -> str:
             return " ".join(map(str, cols)) or "-"
         lines.append(f"hints: wins now {fmt(h['winning_moves'])} | must block {fmt(h['must_block'])} | "
                      f"loses at once {fmt(h['losing_moves'])}")

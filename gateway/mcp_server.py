@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Annotated, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -26,9 +27,9 @@ import connect4
 from . import mcp_args as args
 from . import model, rs_format, sealing
 from .bridge import learn_report, report_text
+from .document import COLORS, Game
 from .errors import GameError
 from .mcp_identity import NoNamespace, key_of, namespace_of
-from .document import COLORS
 from .mcp_results import (
     AnalysisResult,
     GameResult,
@@ -38,6 +39,11 @@ from .mcp_results import (
     game_result,
 )
 from .metrics import MCP_CALLS
+import contextlib
+
+if TYPE_CHECKING:
+    from .games import Games
+    from .settings import GatewaySettings
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +69,7 @@ ENDING = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent
 class Caller:
     """The client behind one tool call: its key, namespace and output format."""
 
-    def __init__(self, ctx: Context, settings):
+    def __init__(self, ctx: Context[Any, Any], settings: GatewaySettings) -> None:
         self.key = key_of(ctx.headers)
         self.ns = namespace_of(self.key)
         request = ctx.request_context.request
@@ -72,10 +78,42 @@ class Caller:
         self.output = query.get("output") or headers.get("x-c4-output") or settings.mcp_output
 
 
-class Connect4MCP(MCPServer):
-    """The SDK's server, with argument errors said in a sentence."""
+class Connect4MCP(MCPServer[Any]):
+    """The SDK's server with the gateway's games (set in the app's lifespan), and
+    argument errors said in a sentence."""
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+    gateway: Games | None = None
+    _refresh: asyncio.Task[None] | None = None
+
+    def games(self) -> Games:
+        if self.gateway is None:
+            raise ToolError("the gateway is starting; try again in a moment")
+        return self.gateway
+
+    def on_gateway_ready(self) -> None:
+        """Put the engine's opponents into connect4_new's schema once the engine answers."""
+        self._refresh = asyncio.get_running_loop().create_task(self._describe_opponents())
+
+    async def _describe_opponents(self) -> None:
+        for _ in range(30):
+            try:
+                players = await self.games().opponents()
+            except (GameError, ToolError):
+                await asyncio.sleep(2)
+                continue
+            tool = self._tool_manager.get_tool("connect4_new")
+            if tool is None:
+                return
+            prop = tool.parameters["properties"]["opponent"]
+            known = [p["spec"] for p in players]
+            ranged = [f"{p['family']}:N (N {p['param_min']}..{p['param_max']})" for p in players if p.get("param_max")]
+            prop["examples"] = known
+            prop["description"] = args.OPPONENT_HELP + "; known: " + ", ".join(known) + (
+                "; also " + ", ".join(dict.fromkeys(ranged)) if ranged else "")
+            return
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Context[Any, Any] | None = None) -> Any:
         tool = self._tool_manager.get_tool(name)
         if tool is not None:
             extra = args.unknown_arguments(name, tool.parameters, arguments)
@@ -86,19 +124,19 @@ class Connect4MCP(MCPServer):
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(cause, ValidationError) and tool is not None:
-                raise ToolError(args.sentence(name, tool.parameters, cause.errors())) from None
+                errors = [dict(e) for e in cause.errors()]
+                raise ToolError(args.sentence(name, tool.parameters, errors)) from None
             raise
 
 
-def build_mcp() -> MCPServer:
+def build_mcp() -> Connect4MCP:
     mcp = Connect4MCP("connect4", title="Connect Four", instructions=INSTRUCTIONS, version=connect4.__version__)
-    mcp.gateway = None  # set to the Games object in the app's lifespan
 
-    def gateway():
-        return mcp.gateway
+    def gateway() -> Games:
+        return mcp.games()
 
     # -- a caller's named games ----------------------------------------------------
-    async def named(caller: Caller, name: str, create: bool) -> tuple[dict, str, str]:
+    async def named(caller: Caller, name: str, create: bool) -> tuple[Game, str, str]:
         """(doc, token, seat) of the caller's game ``name``; made (a game against the
         gateway's engine) when it has none and ``create``."""
         games = gateway()
@@ -123,7 +161,7 @@ def build_mcp() -> MCPServer:
         token = sealing.unseal(rec["sealed"], caller.key, rec["id"])
         return doc, token, model.seat_of(doc, token) or created["seat"]
 
-    def result(caller: Caller, doc: dict, seat: str, name: str, extra: dict | None = None,
+    def result(caller: Caller, doc: Game, seat: str, name: str, extra: dict[str, Any] | None = None,
                lead: str = "") -> CallToolResult:
         out = game_result(doc, seat, name, gateway().settings.public_url) | (extra or {})
         if caller.output == "connect4-rs":
@@ -137,7 +175,7 @@ def build_mcp() -> MCPServer:
     async def failed(caller: Caller | None, exc: GameError, name: str) -> CallToolResult:
         text = f"{exc.message[:1].upper()}{exc.message[1:]}" + ("" if exc.message.endswith(".") else ".")
         text += f" (error {exc.code}; nothing was changed)"
-        structured: dict = {"error": {"code": exc.code, "message": exc.message}}
+        structured: dict[str, Any] = {"error": {"code": exc.code, "message": exc.message}}
         if caller is not None:
             try:
                 doc, _token, seat = await named(caller, name, create=False)
@@ -152,7 +190,8 @@ def build_mcp() -> MCPServer:
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured,
                               is_error=True)
 
-    async def run(tool: str, ctx: Context, name: str, body) -> CallToolResult:
+    async def run(tool: str, ctx: Context[Any, Any], name: str,
+                  body: Callable[[Caller], Awaitable[CallToolResult]]) -> CallToolResult:
         caller = None
         try:
             caller = Caller(ctx, gateway().settings)
@@ -170,7 +209,7 @@ def build_mcp() -> MCPServer:
               description="Start a new game under the name `game` (replacing the one you had under that name). "
                           "Returns the board, after the engine's first move when it starts.")
     async def connect4_new(
-        ctx: Context,
+        ctx: Context[Any, Any],
         engine_starts: Annotated[args.Flag, Field(description="true: the engine plays first (red) and you are "
                                                               "yellow")] = False,
         game: args.GameName = "default",
@@ -180,7 +219,7 @@ def build_mcp() -> MCPServer:
                                                                       "(default: yes against a program, no "
                                                                       "against a person)")] = None,
     ) -> GameOut:
-        async def body(caller: Caller):
+        async def body(caller: Caller) -> CallToolResult:
             games = gateway()
             if 0 < think_ms < 50:
                 raise GameError("bad_request", f"the think time must be 0 or 50..60000 ms, not {think_ms}")
@@ -192,10 +231,8 @@ def build_mcp() -> MCPServer:
             before = await games.store.ns_get(caller.ns, game)
             await games.store.ns_set(caller.ns, game, gid, sealing.seal(created["token"], caller.key, gid))
             if before:  # watchers of the name's old game are pointed at this one
-                try:
+                with contextlib.suppress(GameError):
                     await games.link_next(before["id"], sealing.unseal(before["sealed"], caller.key, before["id"]), gid)
-                except GameError:
-                    pass
             doc = await games.store.load(gid)
             extra = {}
             lead = ""
@@ -214,19 +251,25 @@ def build_mcp() -> MCPServer:
                           "with opponent=human (its game_id and invite), or your own seat of a game made through "
                           "REST or the bridge (its game_id and player token). `game` is the name you give it.")
     async def connect4_join(
-        ctx: Context,
+        ctx: Context[Any, Any],
         game_id: Annotated[str, Field(strict=True, min_length=1, max_length=64, description="the game's id")],
         invite: Annotated[str | None, Field(max_length=64, description="the invite code of the open seat")] = None,
         token: Annotated[str | None, Field(max_length=64, description="your player token in that game "
                                                                       "(instead of an invite)")] = None,
         game: args.GameName = "default",
     ) -> GameOut:
-        async def body(caller: Caller):
+        async def body(caller: Caller) -> CallToolResult:
             games = gateway()
             if (invite is None) == (token is None):
                 raise GameError("bad_request", "pass either invite (to take the open seat) or token (your seat)")
             if invite is not None:
-                joined = await games.join(game_id, invite)
+                try:
+                    joined = await games.join(game_id, invite)
+                except GameError as exc:
+                    if exc.code == "invite_used":  # also a game that never had an open seat
+                        exc.message = ("this game has no open seat: it was made without an invite (it is not "
+                                       "against opponent=human) or its invite was used")
+                    raise
                 seat, seat_token = joined["seat"], joined["token"]
             else:
                 doc = await games.store.load(game_id)
@@ -238,8 +281,8 @@ def build_mcp() -> MCPServer:
     @mcp.tool(title="Play a move", annotations=MOVE,
               description="Drop your disc in column col (1..7, left to right), when it is your move. Returns the "
                           "board after the opponent's reply.")
-    async def connect4_move(ctx: Context, col: args.Column, game: args.GameName = "default") -> GameOut:
-        async def body(caller: Caller):
+    async def connect4_move(ctx: Context[Any, Any], col: args.Column, game: args.GameName = "default") -> GameOut:
+        async def body(caller: Caller) -> CallToolResult:
             doc, token, seat = await named(caller, game, create=True)
             doc, seat, _ = await gateway().move_doc(doc.id, token, col, wait=True)
             return result(caller, doc, seat, game)
@@ -247,8 +290,8 @@ def build_mcp() -> MCPServer:
 
     @mcp.tool(title="Show the game", annotations=READ,
               description="The current board and state of your game.")
-    async def connect4_state(ctx: Context, game: args.GameName = "default") -> GameOut:
-        async def body(caller: Caller):
+    async def connect4_state(ctx: Context[Any, Any], game: args.GameName = "default") -> GameOut:
+        async def body(caller: Caller) -> CallToolResult:
             doc, _token, seat = await named(caller, game, create=True)
             return result(caller, doc, seat, game)
         return await run("connect4_state", ctx, game, body)
@@ -257,10 +300,10 @@ def build_mcp() -> MCPServer:
               description="Turn tactical hints on or off: columns that win now, must be blocked, or lose at once, "
                           "and each column's next free row.")
     async def connect4_hints(
-        ctx: Context, on: Annotated[args.Flag, Field(description="true: hints in every result")],
+        ctx: Context[Any, Any], on: Annotated[args.Flag, Field(description="true: hints in every result")],
         game: args.GameName = "default",
     ) -> GameOut:
-        async def body(caller: Caller):
+        async def body(caller: Caller) -> CallToolResult:
             doc, token, seat = await named(caller, game, create=True)
             await gateway().set_hints(doc.id, token, on)
             return result(caller, await gateway().store.load(doc.id), seat, game)
@@ -269,20 +312,21 @@ def build_mcp() -> MCPServer:
     @mcp.tool(title="Analyze the position", annotations=READ,
               description="Each column's exact score from the solver for the side to move (allowed by default in "
                           "your own games against a program).")
-    async def connect4_analyze(ctx: Context, game: args.GameName = "default") -> Annotated[CallToolResult, AnalysisResult]:
-        async def body(caller: Caller):
+    async def connect4_analyze(ctx: Context[Any, Any],
+                               game: args.GameName = "default") -> Annotated[CallToolResult, AnalysisResult]:
+        async def body(caller: Caller) -> CallToolResult:
             doc, _token, seat = await named(caller, game, create=False)
             analysis = await gateway().analysis(doc.id)
-            lines = [f"column {c['column']}: {c['verdict'] or 'full'}" + ("" if c["score"] is None else f" (score {c['score']})")
-                     for c in analysis["columns"]]
+            lines = [f"column {c['column']}: {c['verdict'] or 'full'}"
+                     + ("" if c["score"] is None else f" (score {c['score']})") for c in analysis["columns"]]
             return result(caller, doc, seat, game, {"columns": analysis["columns"], "best": analysis["best"]},
                           lead="Analysis for the side to move:\n" + "\n".join(lines))
         return await run("connect4_analyze", ctx, game, body)
 
     @mcp.tool(title="Take back", annotations=ENDING,
               description="Take back your last move (and the opponent program's reply to it).")
-    async def connect4_undo(ctx: Context, game: args.GameName = "default") -> GameOut:
-        async def body(caller: Caller):
+    async def connect4_undo(ctx: Context[Any, Any], game: args.GameName = "default") -> GameOut:
+        async def body(caller: Caller) -> CallToolResult:
             doc, token, seat = await named(caller, game, create=False)
             await gateway().undo(doc.id, token)
             return result(caller, await gateway().store.load(doc.id), seat, game)
@@ -290,14 +334,14 @@ def build_mcp() -> MCPServer:
 
     @mcp.tool(title="Resign", annotations=ENDING,
               description="Give up this game: the opponent wins.")
-    async def connect4_resign(ctx: Context, game: args.GameName = "default") -> GameOut:
-        async def body(caller: Caller):
+    async def connect4_resign(ctx: Context[Any, Any], game: args.GameName = "default") -> GameOut:
+        async def body(caller: Caller) -> CallToolResult:
             doc, token, seat = await named(caller, game, create=False)
             doc = await resign(doc.id, token)
             return result(caller, doc, seat, game)
         return await run("connect4_resign", ctx, game, body)
 
-    async def resign(game_id: str, token: str) -> dict:
+    async def resign(game_id: str, token: str) -> Game:
         games = gateway()
         doc = await games.store.load(game_id)
         seat = games.authorize(doc, token)
@@ -314,8 +358,9 @@ def build_mcp() -> MCPServer:
               description="A bookgen worker traces the engine's moves of this game (finished or not) with the "
                           "exact solver; each ply where the engine threw away a win or a draw goes into its "
                           "corrective book. Returns the report.")
-    async def connect4_learn(ctx: Context, game: args.GameName = "default") -> Annotated[CallToolResult, LearnResult]:
-        async def body(caller: Caller):
+    async def connect4_learn(ctx: Context[Any, Any],
+                             game: args.GameName = "default") -> Annotated[CallToolResult, LearnResult]:
+        async def body(caller: Caller) -> CallToolResult:
             doc, token, seat = await named(caller, game, create=False)
             games = gateway()
             games.authorize(doc, token)
@@ -343,7 +388,7 @@ def build_mcp() -> MCPServer:
     @mcp.resource("connect4://game/{name}", name="game", title="A game of yours",
                   description="The state of your game `name` (the connect4_state result as JSON).",
                   mime_type="application/json")
-    async def game_resource(name: str, ctx: Context) -> str:
+    async def game_resource(name: str, ctx: Context[Any, Any]) -> str:
         import json
         import re
 
@@ -364,24 +409,4 @@ def build_mcp() -> MCPServer:
                   "the hints: make four when you can, block the opponent's four, avoid columns that lose at once, "
                   "and think about threats and parity. Say the result at the end.")
 
-    def on_gateway_ready() -> None:
-        """Put the engine's opponents into connect4_new's schema once the engine answers."""
-        async def refresh():
-            for _ in range(30):
-                try:
-                    players = await gateway().opponents()
-                except Exception:
-                    await asyncio.sleep(2)
-                    continue
-                tool = mcp._tool_manager.get_tool("connect4_new")
-                prop = tool.parameters["properties"]["opponent"]
-                known = [p["spec"] for p in players]
-                ranged = [f"{p['family']}:N (N {p['param_min']}..{p['param_max']})" for p in players if p.get("param_max")]
-                prop["examples"] = known
-                prop["description"] = args.OPPONENT_HELP + "; known: " + ", ".join(known) + (
-                    "; also " + ", ".join(dict.fromkeys(ranged)) if ranged else "")
-                return
-        mcp._refresh = asyncio.get_running_loop().create_task(refresh())
-
-    mcp.on_gateway_ready = on_gateway_ready
     return mcp

@@ -17,7 +17,6 @@ from connect4 import hints as compute_hints
 from .document import COLORS, Game
 
 
-
 def new_id() -> str:
     return secrets.token_urlsafe(8).replace("-", "x").replace("_", "z")
 

@@ -15,6 +15,7 @@ sees exactly those.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from . import model
 from .document import COLORS, Game
@@ -30,20 +31,20 @@ MESSAGES = {
 }
 
 
-def status(doc: dict, human: str):
+def status(doc: Game, human: str) -> str | dict[str, str]:
     if doc.result is not None:
         winner = doc.result["winner"]
         return "draw" if winner is None else {"won": "human" if winner == human else "engine"}
     return "human_to_move" if doc.color_to_move == human else "thinking"
 
 
-def engine_sees_win(doc: dict) -> bool:
+def engine_sees_win(doc: Game) -> bool:
     """The engine's last search proved its win (a book move claims nothing, as in Connect4-rs)."""
     ls = doc.last_search or {}
     return bool(ls.get("proven")) and ls.get("outcome") == "win" and not ls.get("book")
 
 
-def message(doc: dict, human: str) -> str:
+def message(doc: Game, human: str) -> str:
     st = status(doc, human)
     if isinstance(st, dict):
         winner = st["won"]
@@ -53,17 +54,17 @@ def message(doc: dict, human: str) -> str:
     return MESSAGES[st]
 
 
-def to_move(doc: dict) -> str:
+def to_move(doc: Game) -> str:
     moves = doc.moves
     if doc.result is not None and not doc.resigned and moves:
-        return COLORS[(len(moves) - 1) & 1]  # Connect4-rs does not pass the turn after the last move
+        return str(COLORS[(len(moves) - 1) & 1])  # Connect4-rs does not pass the turn after the last move
     return doc.color_to_move
 
 
-def state(doc: dict, human: str) -> dict:
+def state(doc: Game, human: str) -> dict[str, Any]:
     """Connect4-rs's fields only, in its order."""
     st = status(doc, human)
-    out: dict = {
+    out: dict[str, Any] = {
         "status": st,
         "human": human,
         "to_move": to_move(doc),
@@ -82,16 +83,16 @@ def state(doc: dict, human: str) -> dict:
     return out
 
 
-def empty_state(hints: bool) -> dict:
+def empty_state(hints: bool) -> dict[str, Any]:
     """The state of a table nobody has played at yet (Connect4-rs's ``Game::new(false, ..)``)."""
-    out: dict = {"status": "human_to_move", "human": "red", "to_move": "red", "rows": ["......."] * 6,
+    out: dict[str, Any] = {"status": "human_to_move", "human": "red", "to_move": "red", "rows": ["......."] * 6,
                  "history": [], "last_search": None, "message": MESSAGES["human_to_move"]}
     if hints:
         out["hints"] = {"next_row": [1] * 7, "winning_moves": [], "must_block": [], "losing_moves": []}
     return out
 
 
-def render(st: dict) -> str:
+def render(st: dict[str, Any]) -> str:
     """``connect4-mcp``'s text of a state: the board, the column numbers, a
     ``hints:`` line when hints are on, then the state's JSON."""
     lines = []
@@ -102,7 +103,7 @@ def render(st: dict) -> str:
         lines.append(" ".join(str(c + 1) for c in range(len(rows[0]))))
     h = st.get("hints")
     if h:
-        def cols(key):
+        def cols(key: str) -> str:
             return ",".join(str(c) for c in h.get(key) or ()) or "none"
         free = " ".join("-" if r is None else str(r) for r in h.get("next_row") or ())
         lines.append(f"hints: next free row per column {free}  |  you win now: {cols('winning_moves')}  |  "

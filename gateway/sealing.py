@@ -21,12 +21,12 @@ def seal(token: str, key: str, game_id: str) -> str:
     raw = token.encode()
     if len(raw) > MAX_TOKEN:
         raise ValueError(f"a token of {len(raw)} bytes cannot be sealed (at most {MAX_TOKEN})")
-    return bytes(a ^ b for a, b in zip(raw, _stream(key, game_id))).hex()
+    return bytes(a ^ b for a, b in zip(raw, _stream(key, game_id), strict=False)).hex()
 
 
 def unseal(sealed: str, key: str, game_id: str) -> str:
     raw = bytes.fromhex(sealed)
-    return bytes(a ^ b for a, b in zip(raw, _stream(key, game_id))).decode("ascii", "replace")
+    return bytes(a ^ b for a, b in zip(raw, _stream(key, game_id), strict=False)).decode("ascii", "replace")
 
 
 def digest(key: str) -> str:

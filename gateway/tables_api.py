@@ -5,7 +5,7 @@ follows the table into its next game through the old game's ``next_game``."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from . import model
 from .bridge_table import NAME
@@ -15,7 +15,7 @@ router = APIRouter(tags=["bridge"])
 
 
 @router.get("/tables/{name}", summary="Watch a bridge table's current game (redirect)", response_model=None)
-async def watch_table(name: str, request: Request):
+async def watch_table(name: str, request: Request) -> Response:
     if not NAME.fullmatch(name):
         return JSONResponse({"error": {"code": "bad_request", "message": "a table name is 1-64 letters, digits, "
                                        "'_', '.' or '-'"}}, status_code=400)

@@ -28,7 +28,8 @@ def register(sub) -> None:
     p = sub.add_parser("agent", help="an MCP agent's games through /mcp and c4 mcp-stdio: p50/p99 per tool",
                        description=__doc__)
     p.add_argument("--url", default="http://127.0.0.1:8000", help="gateway HTTP address")
-    p.add_argument("--games", type=argtypes.int_in(1, 1000), default=3, help="games per transport (default %(default)s)")
+    p.add_argument("--games", type=argtypes.int_in(1, 1000), default=3,
+                   help="games per transport (default %(default)s)")
     p.add_argument("--opponent", default="random", help="opponent spec (default %(default)s)")
     p.add_argument("--only", choices=("http", "stdio"), help="run one of the two")
     p.add_argument("--start", action="store_true", help="start redis-server, engine service and gateway first")

@@ -10,6 +10,7 @@ gateway's, and the client keeps one namespace of games.
 from __future__ import annotations
 
 import os
+import contextlib
 
 
 def register(sub) -> None:
@@ -33,8 +34,6 @@ def run(args) -> int:
                         format="c4 mcp-stdio: %(levelname)s %(message)s")  # stdout is the protocol
     proxy = Proxy(args.url)
     proxy.up.bearer = os.environ.get(args.token_env) or None
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         proxy.serve()
-    except KeyboardInterrupt:
-        pass
     return 0

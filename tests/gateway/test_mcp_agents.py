@@ -74,7 +74,8 @@ def test_a_request_without_the_issued_key_is_told_what_to_do(bare_gateway):
     bad = httpx.post(f"{bare_gateway.url}/mcp", json=call, headers={**headers, "Mcp-Session-Id": "x"}, timeout=30)
     assert "not a key this gateway issued" in bad.json()["result"]["content"][0]["text"]
     init = {"jsonrpc": "2.0", "id": 2, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}}
     first = httpx.post(f"{bare_gateway.url}/mcp", json=init, headers=headers, timeout=30)
     key = first.headers["mcp-session-id"]
     assert key.startswith("c4s_") and first.json()["result"]["serverInfo"]["name"] == "connect4"
@@ -121,6 +122,8 @@ def test_argument_errors_change_nothing(bare_gateway):
                 ("connect4_new", {"opponent": "x" * 65, "game": "args"}, "opponent must be"),
                 ("connect4_hints", {"game": "args"}, "on is required"),
                 ("connect4_join", {"game_id": gid, "game": "args"}, "Pass either invite"),
+                ("connect4_join", {"game_id": gid, "invite": "nope", "game": "args"}, "This game has no open seat"),
+                ("connect4_join", {"game_id": gid, "token": "nope", "game": "args"}, "does not hold a seat"),
             ]
             for tool, args, said in cases:
                 r = await mcp.call_tool(tool, args)
@@ -223,7 +226,8 @@ def test_connect4_rs_text_on_request(bare_gateway):
             assert texts(r)[0].splitlines()[0] == "Your move."
 
     run(go())
-    assert rs_format.render({"rows": ["......."], "x": 1}) == ". . . . . . .\n1 2 3 4 5 6 7\n{\"rows\":[\".......\"],\"x\":1}"
+    rendered = rs_format.render({"rows": ["......."], "x": 1})
+    assert rendered == '. . . . . . .\n1 2 3 4 5 6 7\n{"rows":["......."],"x":1}'
 
 
 def test_bench_agent_prints_its_figures(gateway):
