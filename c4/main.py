@@ -12,9 +12,10 @@ import sys
 
 from . import commands
 
-# Commands whose start-up time matters (a c4solver drop-in): their own module
-# is imported alone, not every command's (which pulls asyncio, grpc, ...).
-ALONE = {"solve": "solve", "analyze": "solve"}
+# Commands whose start-up time matters (a c4solver drop-in; `c4 mcp-stdio`, whose start an
+# MCP client times): their own module is imported alone, not every command's (which pulls
+# asyncio, grpc, numba, ...).
+ALONE = {"solve": "solve", "analyze": "solve", "mcp-stdio": "mcp_stdio"}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -13,8 +13,8 @@ from redis.exceptions import RedisError
 
 from .errors import GameError
 from .games import Games
-from .metrics import WS_CLIENTS
 from .hub import RESYNC
+from .metrics import WS_CLIENTS
 
 log = logging.getLogger(__name__)
 

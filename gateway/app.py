@@ -19,11 +19,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import connect4
 
-from . import api, static
+from . import api, static, tables_api
+from .auth import BearerAuthMiddleware
 from .bridge import Bridge
 from .errors import GameError
 from .games import Games
 from .limits import BodyLimitMiddleware
+from .mcp_identity import McpIdentityMiddleware
 from .mcp_server import build_mcp
 from .metrics import GAMES_IN_PLAY, ObservabilityMiddleware
 from .services import Services
@@ -75,6 +77,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         app.state.services = services
         app.state.games = games
         mcp.gateway = games  # the tools reach the games through this
+        mcp.on_gateway_ready()
         games.start()
         bridge = None
         if settings.bridge_port:
@@ -101,6 +104,8 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     )
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(ObservabilityMiddleware)
+    app.add_middleware(McpIdentityMiddleware)  # issues each MCP client its namespace key
+    app.add_middleware(BearerAuthMiddleware, settings=settings)  # outermost: optional bearer tokens
 
     @app.exception_handler(GameError)
     async def game_error(request: Request, exc: GameError) -> JSONResponse:
@@ -134,6 +139,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         return _error(500, "internal", "internal error", request)
 
     app.include_router(api.router)
+    app.include_router(tables_api.router)
 
     @app.get("/healthz", tags=["health"], summary="The process runs")
     async def healthz() -> dict[str, str]:

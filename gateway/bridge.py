@@ -1,20 +1,18 @@
-"""The JSON socket bridge: Connect4-rs's control-socket protocol over TCP.
+"""The JSON socket bridge: Connect4-rs's control socket over TCP.
 
-One JSON object per line in, one per line out, persistent connections. Each
-connection plays one game (made at its first command, or taken over with
-``attach``); the game lives in Redis like any other, so it can be watched in
-the browser at the ``watch_url`` every reply carries.
+One JSON object per line in, one per line out, persistent connections. As in
+Connect4-rs every connection plays the listener's one shared game, the
+*table* (:mod:`gateway.bridge_table`): ``state`` shows it (and makes nothing),
+``move`` plays in it, ``new`` starts the table's next game keeping its hints,
+think time and opponent. ``attach`` (a game id and its token, or an invite)
+seats this connection in a private game instead, as does ``new`` with
+``opponent: "human"`` or ``table: false``.
 
-Commands are looked up in :data:`COMMANDS` (name -> coroutine); a new action
-(e.g. ``learn``) is one more entry there.
-
-Where Connect4-rs (``src/server.rs``, ``src/game.rs``) is lenient, so are we:
-a missing or non-boolean ``engine_starts`` is false, ``hints`` without a
-boolean ``on`` changes nothing and answers the state; an empty ``message`` is
-its text for the status ("Your move", "You win!", ...), and after a finished
-game ``to_move`` names the side that made the last move (the resigner after a
-resignation). No bad line closes the connection: a line over :data:`MAX_LINE`
-is skipped up to its newline, and JSON nested too deeply is bad json.
+What a line means (strict JSON, field types, error texts) is
+:mod:`gateway.bridge_protocol`; the reply's fields are Connect4-rs's
+(:mod:`gateway.rs_format`) followed by this gateway's own (``game``,
+``watch_url``, ``note``, ``token``, ...). No bad line closes the connection: a
+line over :data:`MAX_LINE` is skipped up to its newline.
 """
 
 from __future__ import annotations
@@ -23,28 +21,30 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
-from connect4 import IllegalMove, InvalidPosition, parse_column
+from connect4 import Position
 from servicekit.logs import REQUEST_ID, new_request_id
 
-from . import model
-from .rs_state import rs_state
-from .document import Game
+from . import bridge_protocol as rs
+from . import model, rs_format
+from .auth import Auth, is_loopback
+from .bridge_table import Table, table_name
+from .document import COLORS, Game, Seat, geometry
 from .errors import GameError
-from .games import Games
-from .settings import GatewaySettings
 from .metrics import BRIDGE_COMMANDS
+import contextlib
+
+if TYPE_CHECKING:
+    from .games import Games
+    from .settings import GatewaySettings
 
 log = logging.getLogger(__name__)
 
-UNKNOWN_CMD = "unknown cmd, use state | move | new | hints | replay"
 MAX_LINE = 1 << 20
 LINE_TOO_LONG = {"error": f"bad json: line too long (over {MAX_LINE} bytes); it was skipped"}
-
-def rs_bool(msg: dict[str, Any], key: str) -> bool:
-    """Connect4-rs reads a flag with ``as_bool().unwrap_or(false)``: only true is true."""
-    return msg.get(key) is True
+NO_MISTAKE = "no engine mistake found - the opponent won on merit (or the engine was lost from the start)"
+ILLEGAL_CODES = ("full_column", "game_over", "not_your_turn", "illegal_column")
 
 
 class LineTooLong(Exception):
@@ -52,129 +52,188 @@ class LineTooLong(Exception):
 
 
 class BridgeError(Exception):
-    """A reply ``{"error": message, "state": ...}``; the connection stays open."""
+    """A reply ``{"error": message}`` (with ``state`` when given); the connection stays open."""
 
-    def __init__(self, message: str, with_state: bool = False):
+    def __init__(self, message: str, state: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
-        self.with_state = with_state
+        self.state = state
 
 
 class Session:
-    """One connection's game: its id, the player token and the seat it plays."""
+    """One connection: the table's game, or the private game it attached to."""
 
-    def __init__(self, bridge: "Bridge"):
+    def __init__(self, bridge: Bridge, authorized: bool) -> None:
         self.bridge = bridge
         self.games = bridge.games
-        self.game_id: str | None = None
-        self.token: str | None = None
-        self.human = "red"
-        self.invite: dict[str, Any] | None = None  # the open seat's invite of a game made with opponent "human"
+        self.table: Table = bridge.table
+        self.private: tuple[str, str] | None = None  # (game id, token) after attach / new with a person
+        self.authorized = authorized
 
-    @property
-    def gid(self) -> str:
-        """The connection's game id (commands make one with ensure_game first)."""
-        if self.game_id is None:
-            raise BridgeError("no game yet: send {\"cmd\":\"new\"}")
-        return self.game_id
+    # -- the game this connection plays ---------------------------------------
+    async def game(self, create: bool) -> tuple[Game, str] | None:
+        if self.private:
+            return await self.games.store.load(self.private[0]), self.private[1]
+        return await self.table.ensure() if create else await self.table.current()
 
-    async def reply(self, doc: Game | None = None) -> dict[str, Any]:
-        if doc is None:
-            doc = await self.games.store.load(self.gid)
-        return rs_state(doc, self.human, self.games.settings.public_url, self.token)
+    def reply(self, doc: Game, token: str) -> dict[str, Any]:
+        human = model.seat_of(doc, token) or "red"
+        out = rs_format.state(doc, human)
+        out["game"] = doc.id
+        if self.private:
+            out["token"] = token
+            out["watch_url"] = model.watch_url(self.games.settings.public_url, doc.id)
+        else:
+            out["watch_url"] = self.table.url
+            out["game_url"] = model.watch_url(self.games.settings.public_url, doc.id)
+        if doc.message and doc.result is None:
+            out["note"] = doc.message  # the opponent's own words about its last move
+        return out
 
-    async def ensure_game(self) -> None:
-        if self.game_id is None:
-            await self.new_game(engine_starts=False)
+    async def reply_now(self) -> dict[str, Any]:
+        found = await self.game(create=False)
+        if found is None:
+            out = rs_format.empty_state(self.table.hints(await self.table.record()))
+            out["watch_url"] = self.table.url
+            return out
+        return self.reply(*found)
 
-    async def new_game(self, engine_starts: bool, opponent: str | None = None, think_ms: int = 0) -> None:
-        created = await self.games.create(
-            opponent=opponent or self.games.settings.bridge_opponent, engine_starts=engine_starts,
-            think_ms=think_ms, player="llm", allow_analysis=True, wait=False)
-        if self.game_id and self.token:  # watchers of the old game are pointed at this one
-            await self.games.link_next(self.game_id, self.token, created["state"]["id"])
-        self.game_id = created["state"]["id"]
-        self.token = created["token"]
-        self.human = created["seat"]
-        self.invite = {"invite": created["invite"], "invite_url": created["invite_url"]} if created.get("invite") else None
-
-    async def wait_engine(self) -> Game:
+    async def wait_engine(self, doc: Game) -> Game:
         """Play (or wait for) the engine's turn, so the reply shows its answer."""
-        doc = await self.games.store.load(self.gid)
+        doc = await self.games.store.load(doc.id)
         if doc.program_to_move:
             doc = await self.games.run_opponent(doc)
         return doc
 
     # -- commands ----------------------------------------------------------------
     async def cmd_state(self, msg: dict[str, Any]) -> dict[str, Any]:
-        await self.ensure_game()
-        return await self.reply()
-
-    async def cmd_new(self, msg: dict[str, Any]) -> dict[str, Any]:
-        engine_starts = rs_bool(msg, "engine_starts")
-        think_ms = msg.get("think_ms", 0)
-        if not isinstance(think_ms, int) or isinstance(think_ms, bool):
-            raise BridgeError("bad json: think_ms must be a number")
-        opponent = msg.get("opponent")
-        if opponent is not None and not isinstance(opponent, str):
-            raise BridgeError("bad json: opponent must be a string")
-        await self.new_game(engine_starts, opponent, think_ms)
-        out = await self.reply(await self.wait_engine())
-        if self.invite:  # opponent "human": the other seat joins with this invite
-            out.update(self.invite)
-        return out
+        return await self.reply_now()
 
     async def cmd_move(self, msg: dict[str, Any]) -> dict[str, Any]:
-        await self.ensure_game()
-        doc = await self.games.store.load(self.gid)
-        width = doc.width
-        col = msg.get("col")
+        found = await self.game(create=False)
+        width = found[0].width if found else 7
+        col = rs.column(msg, width)
+        if col is None:
+            raise BridgeError(f"col must be 1..{width}")
+        doc, token = found if found else await self.table.ensure()
         try:
-            if isinstance(col, bool) or not isinstance(col, (int, str)):
-                raise InvalidPosition("not a column")
-            c = parse_column(col, doc.geometry)
-        except (IllegalMove, InvalidPosition):
-            raise BridgeError(f"col must be 1..{width}") from None
-        doc, _seat, _state = await self.games.move_doc(self.gid, self.token, c + 1, wait=True)
-        return await self.reply(doc)
+            doc, _seat, _state = await self.games.move_doc(doc.id, token, col, wait=True)
+        except GameError as exc:
+            if exc.code not in ILLEGAL_CODES:
+                raise
+            state = self.reply(await self.games.store.load(doc.id), token)
+            raise BridgeError(rs.illegal_move(state["status"]), state) from None
+        return self.reply(doc, token)
+
+    async def cmd_new(self, msg: dict[str, Any]) -> dict[str, Any]:
+        engine_starts = rs.as_bool(msg, "engine_starts") or False
+        think_ms = msg.get("think_ms")
+        if think_ms is not None and (rs.as_u64(think_ms) is None or not (think_ms == 0 or 50 <= think_ms <= 60000)):
+            raise BridgeError("think_ms must be 0 (the opponent's own time) or 50..60000 milliseconds")
+        opponent = msg.get("opponent")
+        if opponent is not None:
+            if not isinstance(opponent, str):
+                raise BridgeError("opponent must be a string such as \"engine:1000\" or \"human\"")
+            await self.games._check_spec(opponent.strip())
+        if opponent == "human":
+            return await self._new_private(engine_starts, think_ms or 0)
+        if self.private or msg.get("table") is False:  # a game of this connection's own, not the table's
+            return await self._new_private(engine_starts, think_ms or 0, opponent)
+        doc, token = await self.table.new(engine_starts, think_ms, opponent)
+        return self.reply(await self.wait_engine(doc), token)
+
+    async def _new_private(self, engine_starts: bool, think_ms: int, opponent: str | None = "human") -> dict[str, Any]:
+        created = await self.games.create(
+            opponent=opponent or self.games.settings.bridge_opponent, engine_starts=engine_starts,
+            think_ms=think_ms, player="llm", allow_analysis=True, wait=False)
+        if self.private:
+            await self.games.link_next(self.private[0], self.private[1], created["state"]["id"])
+        self.private = (created["state"]["id"], created["token"])
+        doc = await self.wait_engine(await self.games.store.load(self.private[0]))
+        out = self.reply(doc, created["token"])
+        if created.get("invite"):  # the other seat joins with this invite
+            out.update(invite=created["invite"], invite_url=created["invite_url"])
+        return out
 
     async def cmd_hints(self, msg: dict[str, Any]) -> dict[str, Any]:
-        await self.ensure_game()
-        on = msg.get("on")
-        if isinstance(on, bool):  # anything else leaves the hints as they are, as in Connect4-rs
-            await self.games.set_hints(self.gid, self.token, on)
-        return await self.reply()
+        on = rs.as_bool(msg, "on")
+        if on is not None:  # anything else leaves the hints as they are, as in Connect4-rs
+            if self.private:
+                await self.games.set_hints(self.private[0], self.private[1], on)
+            else:
+                await self.table.set_hints(on)
+        return await self.reply_now()
 
     async def cmd_replay(self, msg: dict[str, Any]) -> dict[str, Any]:
-        moves = msg.get("moves")
-        if not isinstance(moves, (list, str)):
-            raise BridgeError("bad json: moves must be a list of columns")
-        engine_starts = rs_bool(msg, "engine_starts")
-        await self.ensure_game()
-        await self.games.replay(self.gid, self.token, moves, engine_starts, wait=True)
-        self.human = "yellow" if engine_starts else "red"
-        return await self.reply()
+        found = await self.game(create=False)
+        width = found[0].width if found else 7
+        cols = rs.replay_moves(msg, width)
+        if cols is None:
+            raise BridgeError(rs.REPLAY_NEEDS if width == 7 else f"replay needs moves: array of columns 1..{width}")
+        engine_starts = rs.as_bool(msg, "engine_starts") or False
+        template = found[0] if found else None
+        partial = self._partial(template, cols, engine_starts)
+        if partial is not None:
+            raise BridgeError(*partial)
+        doc, token = found if found else await self.table.ensure()
+        moves: list[int | str] = list(cols)
+        await self.games.replay(doc.id, token, moves, engine_starts, wait=True)
+        doc = await self.wait_engine(doc)
+        return self.reply(doc, token)
+
+    def _partial(self, template: Game | None, cols: list[int],
+                 engine_starts: bool) -> tuple[str, dict[str, Any]] | None:
+        """Connect4-rs's replay error and the position it reached, or None when every move is legal."""
+        g = template.geometry if template else geometry(7, 6, 4)
+        pos = Position(g)
+        for i, c in enumerate(cols):
+            if pos.is_over or not pos.can_play(c - 1):
+                doc = Game(id="", width=g.width, height=g.height, k=g.k, moves=list(pos.moves),
+                           seats={"red": Seat("llm"), "yellow": Seat("opponent")},
+                           hints_on=template.hints_on if template else self.table.hints({}))
+                doc.settle(pos)
+                human = "yellow" if engine_starts else "red"
+                return f"illegal replay move {i + 1} (col {c})", rs_format.state(doc, human)
+            pos.play(c - 1)
+        return None
 
     async def cmd_attach(self, msg: dict[str, Any]) -> dict[str, Any]:
         game_id, token, invite = msg.get("game"), msg.get("token"), msg.get("invite")
         if isinstance(game_id, str) and isinstance(invite, str) and token is None:
             token = (await self.games.join(game_id, invite))["token"]  # take the invited seat
         if not isinstance(game_id, str) or not isinstance(token, str):
-            raise BridgeError("bad json: attach needs \"game\" and \"token\" (or \"invite\") strings")
+            raise BridgeError("attach needs \"game\" and \"token\" (or \"invite\") strings")
         doc = await self.games.store.load(game_id)
-        seat = model.seat_of(doc, token)
-        if seat is None:
+        if model.seat_of(doc, token) is None:
             raise BridgeError("bad token: it holds no seat in this game")
-        self.game_id, self.token, self.human = game_id, token, seat
-        return await self.reply(doc)
+        self.private = (game_id, token)
+        return self.reply(doc, token)
 
     async def cmd_learn(self, msg: dict[str, Any]) -> dict[str, Any]:
-        """The connection's finished game to the bookgen workers: the report and the state."""
-        await self.ensure_game()
-        out = await self.games.learn(self.gid, self.token)
-        reply = await self.reply()
-        reply["report"] = out["report"]
-        return reply
+        """Connect4-rs's learn: the solver traces the engine's moves of this game
+        (finished or not) and books each one that threw a win or a draw away."""
+        solver = msg.get("solver")
+        if solver is not None and not isinstance(solver, str):
+            raise BridgeError("solver must be a string (a solver command)")
+        found = await self.game(create=False)
+        lines = []
+        if solver:
+            lines.append(f"solver {solver[:80]!r} not used: this gateway learns with its bookgen workers' exact "
+                         "solver and runs no command named on the socket")
+        if found is None or not found[0].moves:
+            return {"report": "\n".join(lines + [NO_MISTAKE])}
+        doc, token = found
+        if model.seat_of(doc, token) is None:
+            raise BridgeError("bad token: it holds no seat in this game")
+        report = await learn_report(self.games, doc)
+        return {"report": "\n".join(lines + [report_text(report)]), "learned": report}
+
+    async def cmd_auth(self, msg: dict[str, Any]) -> dict[str, Any]:
+        token = msg.get("token")
+        if not isinstance(token, str) or not self.bridge.auth.valid(token):
+            raise BridgeError("unauthorized: that token is not one of this gateway's (C4_GATEWAY_AUTH_TOKENS_SHA256)")
+        self.authorized = True
+        return {"ok": True, "message": "authorized"}
 
 
 COMMANDS: dict[str, Callable[[Session, dict[str, Any]], Awaitable[dict[str, Any]]]] = {
@@ -185,85 +244,111 @@ COMMANDS: dict[str, Callable[[Session, dict[str, Any]], Awaitable[dict[str, Any]
     "replay": Session.cmd_replay,
     "attach": Session.cmd_attach,
     "learn": Session.cmd_learn,
+    "auth": Session.cmd_auth,
 }
 
 
-def _bridge_error(exc: GameError) -> str:
-    if exc.code in ("full_column", "game_over", "not_your_turn", "illegal_column"):
-        return f"illegal move ({exc.message})"
+async def learn_report(games: Games, doc: Game) -> dict[str, Any]:
+    programs = [c for c in COLORS if doc.seats[c].kind == "opponent"]
+    engine = {"red": "first", "yellow": "second"}[programs[0]] if len(programs) == 1 else "auto"
+    size = f"{doc.width}x{doc.height}" + ("" if doc.k == 4 else f"k{doc.k}")
+    moves = "".join(str(c + 1) for c in doc.moves) if doc.width <= 9 else [c + 1 for c in doc.moves]
+    return await games.learner.learn(moves, size, engine)
+
+
+def _letter(col: object) -> str:
+    return chr(ord("a") + col - 1) if isinstance(col, int) and 1 <= col <= 26 else str(col)
+
+
+def report_text(report: dict[str, Any]) -> str:
+    """Connect4-rs's learn report: one line per ply where the engine threw a result away."""
+    lines = []
+    for v in report.get("threw") or ():
+        head = f"ply {v['ply']}: engine threw the {v['threw']}"
+        if v.get("booked") is False and v.get("known"):
+            lines.append(head + ", but the book already covers it")
+        else:
+            lines.append(head + f" (played {_letter(v['played'])}, only {_letter(v['best'])} keeps it)"
+                         + (" - booked" if v.get("booked") else ""))
+    return "\n".join(lines) or NO_MISTAKE
+
+
+def _error_text(exc: GameError) -> str:
     if exc.code == "unknown_game":
         return f"unknown game: {exc.message}"
     if exc.code == "bad_token":
         return f"bad token: {exc.message}"
     if exc.code == "service_unavailable":
         return f"service unavailable: {exc.message}"
-    if exc.code in ("learning_unavailable", "game_not_over"):
+    if exc.code in ("learning_unavailable",):
         return exc.message
     return f"{exc.code.replace('_', ' ')}: {exc.message}"
 
 
 class Bridge:
-    def __init__(self, games: Games, settings: GatewaySettings):
+    def __init__(self, games: Games, settings: GatewaySettings) -> None:
         self.games = games
         self.settings = settings
+        self.table = Table(games, settings, table_name(settings))
+        self.auth = Auth(settings)
         self.server: asyncio.base_events.Server | None = None
         self.connections: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         self.server = await asyncio.start_server(self._serve, self.settings.bridge_host, self.settings.bridge_port,
                                                  limit=MAX_LINE, reuse_port=self.settings.workers > 1)
-        log.info("bridge listening", extra={"address": f"{self.settings.bridge_host}:{self.settings.bridge_port}"})
+        if not self.auth.enabled and not is_loopback(self.settings.bridge_host):
+            log.warning("the bridge listens beyond loopback without authentication; set "
+                        "C4_GATEWAY_AUTH_TOKENS_SHA256 to require a token", extra={"host": self.settings.bridge_host})
+        log.info("bridge listening", extra={"address": f"{self.settings.bridge_host}:{self.settings.bridge_port}",
+                                            "table": self.table.name, "watch_url": self.table.url})
 
     async def stop(self) -> None:
         if self.server:
             self.server.close()
             for t in list(self.connections):
                 t.cancel()
-            try:
+            with contextlib.suppress(TimeoutError, Exception):
                 await asyncio.wait_for(self.server.wait_closed(), 2)
-            except (asyncio.TimeoutError, Exception):
-                pass
 
     async def handle_line(self, session: Session, line: bytes) -> dict[str, Any]:
         REQUEST_ID.set(new_request_id())  # one id a command, in the logs and the gRPC metadata
         try:
-            msg = json.loads(line)
-        except ValueError as exc:
+            msg = rs.parse_line(line)
+        except rs.BadJson as exc:
             BRIDGE_COMMANDS.labels("?", "bad_json").inc()
-            return {"error": f"bad json: {exc}"}
-        except RecursionError:  # e.g. 100000 "[": deeper than Python's parser goes
-            BRIDGE_COMMANDS.labels("?", "bad_json").inc()
-            return {"error": "bad json: nested too deeply"}
-        if not isinstance(msg, dict):
-            BRIDGE_COMMANDS.labels("?", "bad_json").inc()
-            return {"error": "bad json: expected an object like {\"cmd\":\"state\"}"}
-        cmd = msg.get("cmd")
+            return {"error": str(exc)}
+        cmd = msg.get("cmd") if isinstance(msg, dict) else None
         handler = COMMANDS.get(cmd) if isinstance(cmd, str) else None
         if handler is None:
             BRIDGE_COMMANDS.labels("?", "unknown").inc()
-            return {"error": UNKNOWN_CMD}
+            return {"error": rs.UNKNOWN_CMD}
+        if not session.authorized and cmd != "auth":
+            BRIDGE_COMMANDS.labels(cmd, "unauthorized").inc()
+            return {"error": "unauthorized: this bridge needs {\"cmd\":\"auth\",\"token\":\"...\"} first "
+                             "(connections from beyond loopback)"}
         try:
-            answer = await handler(session, msg)
+            out = await handler(session, msg)
             BRIDGE_COMMANDS.labels(cmd, "ok").inc()
-            return answer
+            return out
         except BridgeError as exc:
             BRIDGE_COMMANDS.labels(cmd, "error").inc()
-            return {"error": exc.message}
+            return {"error": exc.message, **({"state": exc.state} if exc.state is not None else {})}
         except GameError as exc:
             BRIDGE_COMMANDS.labels(cmd, exc.code).inc()
-            out: dict[str, Any] = {"error": _bridge_error(exc)}
+            failed: dict[str, Any] = {"error": _error_text(exc)}
             # An attach that failed is about another game: the connection's own state would mislead.
-            if session.game_id and exc.code != "unknown_game" and cmd != "attach":
-                try:
-                    out["state"] = await session.reply()
-                except GameError:
-                    pass
-            return out
+            if exc.code != "unknown_game" and cmd != "attach":
+                with contextlib.suppress(GameError):
+                    failed["state"] = await session.reply_now()
+            return failed
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = cast("asyncio.Task[None]", asyncio.current_task())
+        task = asyncio.current_task()
+        assert task is not None  # a connection is served in a task of its own
         self.connections.add(task)
-        session = Session(self)
+        peer = writer.get_extra_info("peername")
+        session = Session(self, authorized=not self.auth.required_for(peer[0] if peer else None))
         try:
             while True:
                 try:
@@ -275,8 +360,6 @@ class Bridge:
                     continue
                 if not line:
                     break
-                if not line.strip():
-                    continue
                 try:
                     reply = await self.handle_line(session, line)
                 except Exception as exc:  # Redis down, ...: answer and keep the connection
@@ -288,10 +371,8 @@ class Bridge:
             pass
         finally:
             self.connections.discard(task)
-            try:
+            with contextlib.suppress(Exception):
                 writer.close()
-            except Exception:
-                pass
 
 
 async def read_line(reader: asyncio.StreamReader) -> bytes:

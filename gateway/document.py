@@ -1,8 +1,8 @@
 """The game document stored in Redis: typed, with its one (de)serializer.
 
 Inside, columns are 0-based like the library's; every view a client sees is
-built from a :class:`Game` in :mod:`gateway.model` (API), :mod:`gateway.rs_state`
-(the Connect4-rs bridge) and :mod:`gateway.text_board` (MCP). The JSON layout
+built from a :class:`Game` in :mod:`gateway.model` (API), :mod:`gateway.rs_format`
+(the Connect4-rs bridge) and :mod:`gateway.mcp_results` (MCP). The JSON layout
 is the one games were always stored in, so games saved by an older gateway load.
 """
 

@@ -1,7 +1,7 @@
 """The API's view of a game (:func:`public_state`), tokens and links.
 
 The stored document is :class:`gateway.document.Game`; the Connect4-rs bridge
-reply is in :mod:`gateway.rs_state`, the MCP text board in :mod:`gateway.text_board`.
+reply is in :mod:`gateway.rs_format`, the MCP results in :mod:`gateway.mcp_results`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from connect4 import Position
 from connect4 import hints as compute_hints
 
 from .document import COLORS, Game
-
 
 
 def new_id() -> str:

@@ -30,9 +30,8 @@ from servicekit.logs import REQUEST_ID, REQUEST_ID_HEADER
 
 from .document import Game
 from .errors import GameError, ServiceUnavailable
-from .players import PlayerInfo
+from .players import PlayerInfo, think_ms_of
 from .players import takes_budget as player_takes_budget
-from .players import think_ms_of
 
 log = logging.getLogger(__name__)
 

@@ -32,3 +32,10 @@ class GatewaySettings(BaseSettings):
     max_body_bytes: int = 1 << 20  # a request body over this is refused with 413 too_large
     workers: int = 1  # HTTP + bridge processes sharing the ports (all state is in Redis)
     log_level: str = "INFO"
+    # -- agents: the bridge's table, MCP, authentication (docs/api.md) --
+    bridge_table: str = ""  # name of the bridge's shared game (default bridge-PORT); watch it at /tables/NAME
+    bridge_hints: bool = True  # hints of the table's first game (Connect4-rs's default); `new` keeps the setting
+    secret: str = ""  # seals the table's seat token in Redis; empty: a random one kept in Redis (c4:secret)
+    auth_tokens_sha256: str = ""  # comma-separated SHA-256 hex digests of accepted bearer tokens; empty: no auth
+    auth_loopback: bool = False  # require a token from loopback clients too
+    mcp_output: str = "structured"  # or "connect4-rs": tool text as Connect4-rs's connect4-mcp renders it

@@ -7,8 +7,10 @@ Keys (``{id}`` = game id):
   ``c4:active``         sorted set: games not finished (score = last change), for metrics
   ``c4:claim:{id}:{v}`` who plays the opponent's turn at version v (SET NX with a TTL)
   ``c4:hub:{random}``   a channel each gateway's hub keeps subscribed (nothing is published on it)
-  ``c4:mcp:{name}``     hash ``id``/``token`` (and ``invite`` of a game made against a person):
-                        the game an MCP agent calls ``name``
+  ``c4:ns:{ns}:{name}`` hash ``id``/``sealed``: the game MCP client namespace ``ns`` (a digest of the
+                        client's key) calls ``name``; ``sealed`` is the seat token sealed with that key
+  ``c4:table:{name}``   hash ``id``/``sealed``/``hints``: the shared game of a bridge listener
+  ``c4:secret``         a random secret of the deployment (when C4_GATEWAY_SECRET is not set)
 
 No other module names a key: they all go through :class:`Store`.
 
@@ -40,8 +42,10 @@ EVENTS = "c4:events:{}"
 PENDING = "c4:pending"
 ACTIVE = "c4:active"
 CLAIM = "c4:claim:{}:{}"
-MCP = "c4:mcp:{}"
 HUB = "c4:hub:{}"  # a gateway process's own pub/sub channel, kept subscribed (hub.py says why)
+NAMESPACED = "c4:ns:{}:{}"
+TABLE = "c4:table:{}"
+SECRET = "c4:secret"
 
 # KEYS: game, pending, active, channel, claim of the new version, claim of the expected version
 # ARGV: expected version ("0" = must not exist), new version, doc, ttl, pending flag,
@@ -102,16 +106,24 @@ if current ~= KEYS[1] then redis.call('PEXPIRE', current, ARGV[2]) end
 return 1
 """
 
-# An MCP name's game, set only if the name has none that still exists; returns the
+# An MCP namespace's named game, set only if the name has none that still exists; returns the
 # name's game (id, token): ours, or the one another call set first.
-# KEYS: the name; ARGV: id, token, ttl, the game key without its id
-MCP_ADOPT = """
-local got = redis.call('HMGET', KEYS[1], 'id', 'token')
+# KEYS: the name; ARGV: id, sealed token, ttl, the game key without its id
+NS_ADOPT = """
+local got = redis.call('HMGET', KEYS[1], 'id', 'sealed')
 if got[1] and got[2] and redis.call('EXISTS', ARGV[4] .. got[1]) == 1 then return got end
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'id', ARGV[1], 'token', ARGV[2])
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'sealed', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return {ARGV[1], ARGV[2]}
+"""
+
+# A bridge table's game, replaced only if it is still the one the caller saw.
+# KEYS: the table; ARGV: id, sealed token, the id the caller saw ("" = none)
+TABLE_ADOPT = """
+local cur = redis.call('HGET', KEYS[1], 'id') or ''
+if cur == ARGV[3] then redis.call('HSET', KEYS[1], 'id', ARGV[1], 'sealed', ARGV[2]) end
+return redis.call('HGETALL', KEYS[1])
 """
 
 # Release a claim only if it is still ours.
@@ -136,7 +148,8 @@ class Store:
         self._release = self.redis.register_script(RELEASE)
         self._renew = self.redis.register_script(RENEW)
         self._claim = self.redis.register_script(CLAIM_TURN)
-        self._mcp_adopt = self.redis.register_script(MCP_ADOPT)
+        self._table_adopt = self.redis.register_script(TABLE_ADOPT)
+        self._ns_adopt = self.redis.register_script(NS_ADOPT)
         self.hub = Hub(self.redis, HUB.format(secrets.token_hex(8)))
 
     async def close(self) -> None:
@@ -225,40 +238,57 @@ class Store:
             await asyncio.sleep(delay)
             delay = min(delay * 2, 0.2)
 
-    # -- MCP names ---------------------------------------------------------------
-    async def mcp_get(self, name: str) -> tuple[str, str] | None:
-        """The name's game; each use keeps the name as long as an idle game lives."""
-        key = MCP.format(name)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hgetall(key)
-            pipe.expire(key, self.ttl_s)
-            got, _ = await pipe.execute()
-        return (got["id"], got["token"]) if got else None
-
-    async def mcp_adopt(self, name: str, game_id: str, token: str) -> tuple[str, str]:
-        """Give ``name`` this game unless it has a live one already (set by a call at
-        the same moment); returns the name's game."""
-        got = await self._mcp_adopt(keys=[MCP.format(name)], args=[game_id, token, self.ttl_s, GAME.format("")])
-        return got[0], got[1]
-
     async def drop(self, game_id: str) -> None:
-        """Delete a game nobody knows (made for an MCP name that another call named first)."""
+        """Delete a game nobody knows (made for an MCP name or a table that another call named first)."""
         await self.redis.delete(GAME.format(game_id))
         await self.redis.zrem(PENDING, game_id)
         await self.redis.zrem(ACTIVE, game_id)
 
-    async def mcp_set(self, name: str, game_id: str, token: str, invite: str | None = None) -> None:
-        """Name a game (and keep the open seat's invite of a game made against a person)."""
-        key = MCP.format(name)
+    # -- MCP client namespaces (gateway/mcp_identity.py) ------------------------
+    async def ns_get(self, ns: str, name: str) -> dict[str, str] | None:
+        """A namespace's named game (``id``, ``sealed``); each use keeps the name alive."""
+        key = NAMESPACED.format(ns, name)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(key)
+            pipe.expire(key, self.ttl_s)
+            got, _ = await pipe.execute()
+        return cast("dict[str, str]", got) or None
+
+    async def ns_set(self, ns: str, name: str, game_id: str, sealed: str) -> None:
+        key = NAMESPACED.format(ns, name)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.delete(key)
-            pipe.hset(key, "id", game_id)
-            pipe.hset(key, "token", token)
-            if invite:
-                pipe.hset(key, "invite", invite)
+            pipe.hset(key, mapping={"id": game_id, "sealed": sealed})
             pipe.expire(key, self.ttl_s)
             await pipe.execute()
 
-    async def mcp_invite(self, name: str) -> str | None:
-        """The invite of the game named ``name`` made against a person, if it has one."""
-        return cast("str | None", await self.redis.hget(MCP.format(name), "invite"))
+    async def ns_adopt(self, ns: str, name: str, game_id: str, sealed: str) -> dict[str, str]:
+        """Give ``name`` this game unless it has a live one already (a call at the same
+        moment named it first); returns the name's record."""
+        got = await self._ns_adopt(keys=[NAMESPACED.format(ns, name)],
+                                    args=[game_id, sealed, self.ttl_s, GAME.format("")])
+        return {"id": got[0], "sealed": got[1]}
+
+    # -- the bridge's shared table game (gateway/bridge_table.py) ----------------
+    async def table_get(self, name: str) -> dict[str, str]:
+        return cast("dict[str, str]", await self.redis.hgetall(TABLE.format(name)))
+
+    async def table_set(self, name: str, **fields: object) -> None:
+        key = TABLE.format(name)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, mapping={k: str(v) for k, v in fields.items()})
+            pipe.persist(key)
+            await pipe.execute()
+
+    async def table_adopt(self, name: str, game_id: str, sealed: str, before: str | None) -> dict[str, str]:
+        """Make this the table's game if its game is still ``before`` (None: none);
+        returns the table's record afterwards (another connection's game when it won)."""
+        got = await self._table_adopt(keys=[TABLE.format(name)], args=[game_id, sealed, before or ""])
+        return dict(zip(got[::2], got[1::2], strict=False))
+
+    async def secret(self) -> str:
+        """The deployment's random secret, made once by whichever process asks first."""
+        import secrets as _secrets
+
+        await self.redis.set(SECRET, _secrets.token_hex(32), nx=True)
+        return cast(str, await self.redis.get(SECRET))

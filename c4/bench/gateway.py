@@ -147,10 +147,10 @@ async def _bridge_worker(host: str, port: int, opponent: str, stop_at: float, st
         await writer.drain()
         return json.loads(await reader.readline())
 
-    state = await ask({"cmd": "new", "engine_starts": False, "opponent": opponent})
+    state = await ask({"cmd": "new", "engine_starts": False, "opponent": opponent, "table": False})
     while time.monotonic() < stop_at:
         if isinstance(state.get("status"), dict) or state.get("status") == "draw" or "error" in state:
-            state = await ask({"cmd": "new", "engine_starts": False, "opponent": opponent})
+            state = await ask({"cmd": "new", "engine_starts": False, "opponent": opponent, "table": False})
             continue
         col = _legal(state["rows"], rng)
         t0 = time.perf_counter()
@@ -158,7 +158,7 @@ async def _bridge_worker(host: str, port: int, opponent: str, stop_at: float, st
         dt = (time.perf_counter() - t0) * 1000
         if "error" in new:
             stats.errors += 1
-            state = await ask({"cmd": "new", "engine_starts": False, "opponent": opponent})
+            state = await ask({"cmd": "new", "engine_starts": False, "opponent": opponent, "table": False})
             continue
         if time.monotonic() >= measure_from:
             stats.lat_ms.append(dt)

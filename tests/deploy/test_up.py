@@ -264,17 +264,17 @@ def test_game_over_mcp(stack):
             result = await mcp.call_tool("connect4_new", {"engine_starts": False, "game": "deploy"})
             assert not result.is_error
             texts = [c.text for c in result.content]
-            doc = json.loads(texts[1])
+            doc = result.structured_content
             for turn in range(30):
                 if doc["status"] == "over":
                     break
-                move = await mcp.call_tool("connect4_move", {"col": choose_from_moves(doc["moves"], turn),
+                move = await mcp.call_tool("connect4_move", {"col": choose_from_moves(doc["history"], turn),
                                                              "game": "deploy"})
                 texts = [c.text for c in move.content]
                 assert not move.is_error, texts
-                doc = json.loads(texts[1])
+                doc = move.structured_content
             state = await mcp.call_tool("connect4_state", {"game": "deploy"})
-            assert json.loads(state.content[1].text)["moves"] == doc["moves"]
+            assert state.structured_content["history"] == doc["history"]
             return texts, doc["status"]
 
     texts, status = asyncio.run(play())

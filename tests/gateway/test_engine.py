@@ -229,8 +229,7 @@ def test_bridge_against_the_engine(gateway):
         b.close()
 
 
-def test_mcp_move_returns_the_board_after_the_engines_reply(gateway, redis_server, pons_sets):
-    redis_url = redis_server.url
+def test_mcp_move_returns_the_board_after_the_engines_reply(gateway, pons_sets):
     from mcp import Client
 
     async def go():
@@ -239,24 +238,24 @@ def test_mcp_move_returns_the_board_after_the_engines_reply(gateway, redis_serve
             assert not r.is_error
             m = await mcp.call_tool("connect4_move", {"col": 4, "game": "e1"})
             assert not m.is_error, _texts(m)
-            board, state_json, url = _texts(m)
-            state = json.loads(state_json)
-            assert len(state["moves"]) == 2 and state["to_move"] == "red"
-            rows = board.splitlines()
-            assert rows[5].split(" ").count("R") == 1 and sum(r.count("Y") for r in rows[:6]) == 1
-            # An endgame (Pons' set) so the solver proves it at once: set up through REST
-            # with the token the gateway keeps for the MCP game name.
-            import redis
-
-            r = redis.Redis.from_url(redis_url, decode_responses=True)
-            info = r.hgetall("c4:mcp:e1")
+            state = m.structured_content
+            assert len(state["history"]) == 2 and state["to_move"] == "red" and state["your_turn"]
+            rows = _texts(m)[0].splitlines()[1:7]
+            assert rows[5].split(" ").count("R") == 1 and sum(r.count("Y") for r in rows) == 1
+            # An endgame (Pons' set) so the solver proves it at once: set up through REST, then
+            # taken into the agent's namespace with the game's player token.
+            made = httpx.post(f"{gateway.url}/api/v1/games", json={"opponent": "random"}, timeout=60).json()
             moves = (pons_sets / "Test_L3_R1").read_text().split()[0]
-            httpx.post(f"{gateway.url}/api/v1/games/{info['id']}/replay", json={"moves": moves[:-1]},
-                       headers={"X-Player-Token": info["token"]}, timeout=60).raise_for_status()
-            a = await mcp.call_tool("connect4_analyze", {"game": "e1"})
+            httpx.post(f"{gateway.url}/api/v1/games/{made['state']['id']}/replay", json={"moves": moves[:-1]},
+                       headers={"X-Player-Token": made["token"]}, timeout=60).raise_for_status()
+            j = await mcp.call_tool("connect4_join", {"game_id": made["state"]["id"], "token": made["token"],
+                                                      "game": "e2"})
+            assert not j.is_error, _texts(j)
+            a = await mcp.call_tool("connect4_analyze", {"game": "e2"})
             assert not a.is_error, _texts(a)
-            assert "column 1: " in _texts(a)[1] and ("win in" in _texts(a)[1] or "loss in" in _texts(a)[1]
-                                                      or "draw" in _texts(a)[1])
+            text = _texts(a)[0]
+            assert "column 1: " in text and ("win in" in text or "loss in" in text or "draw" in text)
+            assert len(a.structured_content["columns"]) == 7
 
     asyncio.run(go())
 

@@ -206,20 +206,26 @@ def test_learn_without_a_worker_is_a_clear_503_and_the_game_stays(lonely_gateway
 
 
 def test_bridge_learn(learn_gateway, lonely_gateway, book):
+    """Connect4-rs's learn: ``{"report": text}``, the worker's report beside it; a
+    game need not be finished; a ``solver`` argument is answered, never run."""
     with httpx.Client(base_url=learn_gateway.url, timeout=60) as c:
         gid, token, state = finished_game(c, THREW, engine_starts=False)
     b = BridgeClient(learn_gateway.bridge_port)
     try:
-        fresh = b.send({"cmd": "learn"})  # the connection's own game, not begun
-        assert fresh["error"].startswith("learning needs a finished game") and fresh["state"]["history"] == []
+        b.send({"cmd": "new"})
+        fresh = b.send({"cmd": "learn"})  # the table's game, not begun
+        assert fresh == {"report": "no engine mistake found - the opponent won on merit (or the engine was "
+                                   "lost from the start)"}
         attached = b.send({"cmd": "attach", "game": gid, "token": token})
         assert attached["game"] == gid and attached["status"] == {"won": "human"}
-        r = b.send({"cmd": "learn"})
+        r = b.send({"cmd": "learn", "solver": "/usr/local/bin/c4solver -w"})
         assert "error" not in r, r
-        assert r["game"] == gid and r["history"] == [int(x) for x in THREW] and r["status"] == {"won": "human"}
-        assert [v["ply"] for v in r["report"]["threw"]] == [4, 6]
-        assert r["report"]["book"] == str(book)
-        assert b.send({"cmd": "state"})["history"] == r["history"]  # the connection goes on
+        lines = r["report"].splitlines()
+        assert lines[0].startswith("solver '/usr/local/bin/c4solver -w' not used")
+        assert lines[1].startswith("ply 4: engine threw the win") and lines[2].startswith("ply 6: ")
+        assert [v["ply"] for v in r["learned"]["threw"]] == [4, 6] and r["learned"]["book"] == str(book)
+        assert b.send({"cmd": "learn", "solver": 7}) == {"error": "solver must be a string (a solver command)"}
+        assert b.send({"cmd": "state"})["history"] == [int(x) for x in THREW]  # the connection goes on
     finally:
         b.close()
     with httpx.Client(base_url=lonely_gateway.url, timeout=60) as c:
@@ -234,18 +240,11 @@ def test_bridge_learn(learn_gateway, lonely_gateway, book):
         b.close()
 
 
-def test_mcp_learn(learn_gateway, learn_redis):
+def test_mcp_learn(learn_gateway):
     from mcp import Client
 
     with httpx.Client(base_url=learn_gateway.url, timeout=60) as c:
         gid, token, state = finished_game(c, THREW, engine_starts=False)
-    # The MCP tools find a game by name; name this 6x4 game the way connect4_new names its own.
-    import redis
-
-    name = f"learn-{gid}"
-    r = redis.Redis.from_url(learn_redis.url)
-    r.hset(f"c4:mcp:{name}", mapping={"id": gid, "token": token})
-    r.close()
 
     def texts(res):
         return [c.text for c in res.content]
@@ -253,19 +252,20 @@ def test_mcp_learn(learn_gateway, learn_redis):
     async def go():
         async with Client(f"{learn_gateway.url}/mcp") as mcp:
             assert "connect4_learn" in {t.name for t in (await mcp.list_tools()).tools}
-            missing = await mcp.call_tool("connect4_learn", {"game": f"never-made-{gid}"})
-            assert missing.is_error and "no game named" in texts(missing)[0]
-            await mcp.call_tool("connect4_new", {"game": f"open-{gid}"})
-            open_ = await mcp.call_tool("connect4_learn", {"game": f"open-{gid}"})
-            assert open_.is_error and "game_not_over" in texts(open_)[0]
-            done = await mcp.call_tool("connect4_learn", {"game": name})
+            missing = await mcp.call_tool("connect4_learn", {"game": "never-made"})
+            assert missing.is_error and "no game named 'never-made'" in texts(missing)[0]
+            # the 6x4 game made through REST, taken into this client's namespace with its token
+            j = await mcp.call_tool("connect4_join", {"game_id": gid, "token": token, "game": "learn-me"})
+            assert not j.is_error, texts(j)
+            done = await mcp.call_tool("connect4_learn", {"game": "learn-me"})
             assert not done.is_error, texts(done)
-            return texts(done)
+            return done
 
-    out = asyncio.run(go())
-    assert out[0].startswith("learned: the engine (second) threw win at ply 4")
-    assert [v["ply"] for v in json.loads(out[1])["report"]["threw"]] == [4, 6]
-    assert json.loads(out[3])["id"] == gid
+    done = asyncio.run(go())
+    assert texts(done)[0].startswith("Learned: the engine (second) threw win at ply 4")
+    assert [v["ply"] for v in done.structured_content["learned"]["threw"]] == [4, 6]
+    assert done.structured_content["report"].startswith("ply 4: engine threw the win")
+    assert done.structured_content["game_id"] == gid
 
 
 @pytest.fixture(scope="module")

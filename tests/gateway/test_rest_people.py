@@ -378,13 +378,13 @@ def test_games_expire_after_idle_time(redis_server):
         async def agent():
             async with Client(f"{gw.url}/mcp") as mcp:
                 r = await mcp.call_tool("connect4_new", {"engine_starts": False, "game": "keeps"})
-                first = json.loads(r.content[1].text)["id"]
+                first = r.structured_content["game_id"]
                 for i in range(5):  # 5 s of play against a 3 s idle time
                     await asyncio.sleep(1)
                     h = await mcp.call_tool("connect4_hints", {"on": i % 2 == 0, "game": "keeps"})
                     assert not h.is_error, h.content[0].text
                 s = await mcp.call_tool("connect4_state", {"game": "keeps"})
-                assert not s.is_error and json.loads(s.content[1].text)["id"] == first
+                assert not s.is_error and s.structured_content["game_id"] == first
 
         asyncio.run(agent())
     finally:

@@ -36,7 +36,9 @@ class BridgeClient:
 
 @pytest.fixture
 def bridge(bare_gateway):
+    """A connection at the table (the bridge's one shared game), with a new game on it."""
     c = BridgeClient(bare_gateway.bridge_port)
+    c.send({"cmd": "new", "engine_starts": False})
     yield c
     c.close()
 
@@ -139,15 +141,17 @@ def test_hundreds_of_watchers_share_one_redis_connection(client, bare_gateway, r
 
 
 def test_bridge_errors_keep_the_connection_and_the_game(bridge, bare_gateway):
+    bridge.send({"cmd": "new"})
     assert bridge.raw(b"{not json").get("error", "").startswith("bad json: ")
     assert bridge.send({"cmd": "dance"}) == {"error": "unknown cmd, use state | move | new | hints | replay"}
-    assert bridge.raw(b"[1,2]")["error"].startswith("bad json")
+    assert bridge.raw(b"[1,2]") == {"error": "unknown cmd, use state | move | new | hints | replay"}  # as serde reads it
     assert bridge.send({"nocmd": 1}) == {"error": "unknown cmd, use state | move | new | hints | replay"}
     s = bridge.send({"cmd": "state"})
     assert s["status"] == "human_to_move" and s["human"] == "red" and s["to_move"] == "red"
     assert s["rows"] == ["......."] * 6 and s["history"] == [] and s["last_search"] is None
-    assert s["watch_url"] == f"{bare_gateway.url}/?game={s['game']}"
-    for bad in (0, 8, "x", None, 2.5, True):
+    assert s["watch_url"] == f"{bare_gateway.url}/tables/bridge-{bare_gateway.bridge_port}"
+    assert s["game_url"] == f"{bare_gateway.url}/?game={s['game']}"
+    for bad in (0, 8, "x", None, 2.5, True, "4", "d"):
         assert bridge.send({"cmd": "move", "col": bad}) == {"error": "col must be 1..7"}
     assert bridge.send({"cmd": "move"}) == {"error": "col must be 1..7"}
     # A position where yellow (the engine's seat) is to move after a replay would need the
@@ -156,10 +160,9 @@ def test_bridge_errors_keep_the_connection_and_the_game(bridge, bare_gateway):
     assert r["history"] == [4] * 6 and r["status"] == "human_to_move"
     assert r["rows"][0] == "...Y..." and r["rows"][-1] == "...R..."
     full = bridge.send({"cmd": "move", "col": 4})
-    assert full["error"] == "illegal move (column 4 is full)"
+    assert full["error"] == "illegal move (status HumanToMove, column full or not your turn)"
     assert full["state"]["history"] == [4] * 6
-    bad_replay = bridge.send({"cmd": "replay", "moves": [1, 9]})
-    assert bad_replay["error"].startswith("illegal move (")
+    assert bridge.send({"cmd": "replay", "moves": [1, 9]}) == {"error": "replay needs moves: array of columns 1..7"}
     h = bridge.send({"cmd": "hints", "on": True})
     assert h["hints"] == {"next_row": [1, 1, 1, None, 1, 1, 1], "winning_moves": [], "must_block": [],
                           "losing_moves": []}
@@ -171,7 +174,7 @@ def test_bridge_attach_and_watch(bridge, client, bare_gateway):
     gid, red, yellow = new_pvp(client)
     assert bridge.send({"cmd": "attach", "game": gid, "token": "wrong"})["error"].startswith("bad token")
     assert bridge.send({"cmd": "attach", "game": "nope", "token": red})["error"].startswith("unknown game")
-    bridge.send({"cmd": "state"})  # the connection has a game of its own now
+    bridge.send({"cmd": "state"})  # the connection plays the table's game
     made = client.post("/api/v1/games", json={"opponent": "human"}).json()
     assert client.post(f"/api/v1/games/{made['state']['id']}/join", json={"invite": made["invite"]}).status_code == 200
     used = bridge.send({"cmd": "attach", "game": made["state"]["id"], "invite": made["invite"]})
@@ -186,7 +189,7 @@ def test_bridge_attach_and_watch(bridge, client, bare_gateway):
     try:
         other.send({"cmd": "attach", "game": gid, "token": red})
         turn = other.send({"cmd": "move", "col": 1})
-        assert turn["error"].startswith("illegal move (not your turn")
+        assert turn["error"] == "illegal move (status Thinking, column full or not your turn)"
     finally:
         other.close()
     # Yellow moves through the bridge: red (a person) is to move now.
@@ -204,36 +207,40 @@ def test_mcp_over_http(bare_gateway):
 
     async def go():
         async with Client(f"{bare_gateway.url}/mcp") as mcp:
-            names = {t.name for t in (await mcp.list_tools()).tools}
-            assert {"connect4_new", "connect4_move", "connect4_state", "connect4_hints",
-                    "connect4_analyze"} <= names
+            tools = {t.name: t for t in (await mcp.list_tools()).tools}
+            assert {"connect4_new", "connect4_move", "connect4_state", "connect4_hints", "connect4_analyze",
+                    "connect4_undo", "connect4_resign", "connect4_opponents", "connect4_join"} <= set(tools)
+            for t in tools.values():
+                assert t.output_schema and t.title and t.annotations is not None, t.name
+            assert tools["connect4_state"].annotations.read_only_hint is True
+            col = tools["connect4_move"].input_schema["properties"]["col"]
+            assert (col["minimum"], col["maximum"], col["type"]) == (1, 7, "integer") and col["description"]
             r = await mcp.call_tool("connect4_new", {"engine_starts": False, "game": "mcp-a"})
             assert not r.is_error, _texts(r)
-            board, state_json, url = _texts(r)
-            assert board.splitlines()[-1] == "1 2 3 4 5 6 7"
-            assert board.splitlines()[-2] == ". . . . . . ."
-            state = json.loads(state_json)
-            assert state["status"] == "to_move" and state["you"] == "red"
-            assert url == f"watch live: {bare_gateway.url}/?game={state['id']}"
+            text = _texts(r)[0].splitlines()
+            assert text[0] == "Your move." and text[-2] == "1 2 3 4 5 6 7" and text[-3] == ". . . . . . ."
+            state = r.structured_content
+            assert state["status"] == "your_move" and state["your_color"] == "red" and state["game"] == "mcp-a"
+            assert state["watch_url"] == f"{bare_gateway.url}/?game={state['game_id']}" and state["allow_analysis"]
             h = await mcp.call_tool("connect4_hints", {"on": True, "game": "mcp-a"})
-            assert "hints:" in _texts(h)[0]
+            assert "hints:" in _texts(h)[0] and h.structured_content["hints"]["next_row"] == [1] * 7
             # A second game under another name, the first is untouched.
             r2 = await mcp.call_tool("connect4_new", {"engine_starts": False, "game": "mcp-b"})
-            assert json.loads(_texts(r2)[1])["id"] != state["id"]
+            assert r2.structured_content["game_id"] != state["game_id"]
             s = await mcp.call_tool("connect4_state", {"game": "mcp-a"})
-            assert json.loads(_texts(s)[1])["id"] == state["id"]
+            assert s.structured_content["game_id"] == state["game_id"]
             bad = await mcp.call_tool("connect4_move", {"col": 9, "game": "mcp-a"})
-            assert bad.is_error and "illegal_column" in _texts(bad)[0]
-            flag = await mcp.call_tool("connect4_move", {"col": True, "game": "mcp-a"})
-            assert flag.is_error and "not true or false" in _texts(flag)[0]
+            assert bad.is_error and _texts(bad)[0].startswith("col must be a whole number 1..7, not 9.")
+            for wrong in (True, "4", 4.0):
+                flag = await mcp.call_tool("connect4_move", {"col": wrong, "game": "mcp-a"})
+                assert flag.is_error and "col must be a whole number 1..7" in _texts(flag)[0], wrong
+                assert "pydantic" not in _texts(flag)[0]
             for args in ({"on": "yes"}, {"on": 1}, {"on": "false"}):  # a flag is JSON true or false
                 word = await mcp.call_tool("connect4_hints", {**args, "game": "mcp-a"})
-                assert word.is_error and "valid boolean" in _texts(word)[0], args
+                assert word.is_error and "on must be true or false" in _texts(word)[0], args
             word = await mcp.call_tool("connect4_new", {"engine_starts": "true", "game": "mcp-c"})
-            assert word.is_error and "valid boolean" in _texts(word)[0]
-            off = await mcp.call_tool("connect4_analyze", {"game": "mcp-a"})
-            assert off.is_error and "analysis_disabled" in _texts(off)[0]
-            return state["id"]
+            assert word.is_error and "engine_starts must be true or false" in _texts(word)[0]
+            return state["game_id"]
 
     gid = asyncio.run(go())
     game = httpx.get(f"{bare_gateway.url}/api/v1/games/{gid}").json()
@@ -255,8 +262,8 @@ def test_a_new_game_over_the_bridge_or_mcp_points_the_old_one_at_it(bridge, bare
 
     async def agent():
         async with Client(f"{bare_gateway.url}/mcp") as mcp:
-            a = json.loads(_texts(await mcp.call_tool("connect4_new", {"game": "next-a"}))[1])["id"]
-            b = json.loads(_texts(await mcp.call_tool("connect4_new", {"game": "next-a"}))[1])["id"]
+            a = (await mcp.call_tool("connect4_new", {"game": "next-a"})).structured_content["game_id"]
+            b = (await mcp.call_tool("connect4_new", {"game": "next-a"})).structured_content["game_id"]
             return a, b
 
     a, b = asyncio.run(agent())
@@ -271,14 +278,26 @@ def test_mcp_stdio_bridges_to_the_gateway(bare_gateway):
                                    env={**__import__("os").environ})
 
     async def go():
-        async with Client(params) as mcp:
-            names = {t.name for t in (await mcp.list_tools()).tools}
-            assert "connect4_move" in names
+        async with Client(params) as mcp, Client(f"{bare_gateway.url}/mcp") as http:
+            assert mcp.server_info.name == "connect4" and mcp.server_info.version == http.server_info.version
+            assert mcp.instructions == http.instructions and "connect4_move" in mcp.instructions
+            assert mcp.protocol_version == http.protocol_version
+            tools = {t.name: t for t in (await mcp.list_tools()).tools}
+            assert tools["connect4_move"].output_schema == {t.name: t for t in (await http.list_tools()).tools}[
+                "connect4_move"].output_schema
             r = await mcp.call_tool("connect4_new", {"game": "stdio-game"})
             assert not r.is_error, _texts(r)
-            assert json.loads(_texts(r)[1])["status"] == "to_move"
+            assert r.structured_content["status"] == "your_move"
+            # one upstream session for the process's life: the same namespace call after call
+            for _ in range(3):
+                s = await mcp.call_tool("connect4_state", {"game": "stdio-game"})
+                assert s.structured_content["game_id"] == r.structured_content["game_id"]
+            other = await http.call_tool("connect4_state", {"game": "stdio-game"})
+            assert other.structured_content["game_id"] != r.structured_content["game_id"]  # another client
             bad = await mcp.call_tool("connect4_move", {"col": 0, "game": "stdio-game"})
-            assert bad.is_error
+            assert bad.is_error and "col must be a whole number 1..7" in _texts(bad)[0]
+            assert (await mcp.read_resource("connect4://game/stdio-game")).contents[0].text
+            assert [p.name for p in (await mcp.list_prompts()).prompts] == ["play_a_game"]
 
     asyncio.run(go())
 
@@ -292,22 +311,22 @@ def test_two_agents_play_each_other_over_mcp_and_the_bridge(bare_gateway, client
             assert not r.is_error, _texts(r)
             note = _texts(r)[0].splitlines()[0]
             assert "connect4_join(" in note
-            state = json.loads(_texts(r)[1])
-            invite = note.split("invite='", 1)[1].split("'", 1)[0]
-            return state["id"], invite
+            state = r.structured_content
+            assert state["invite"] in note and state["status"] == "waiting_for_player"
+            return state["game_id"], state["invite"]
 
     gid, invite = asyncio.run(go())
 
     async def join_and_move():
-        async with Client(f"{bare_gateway.url}/mcp") as mcp:
-            j = await mcp.call_tool("connect4_join", {"game_id": gid, "invite": invite, "game": "duel-2"})
+        async with Client(f"{bare_gateway.url}/mcp") as yellow:
+            j = await yellow.call_tool("connect4_join", {"game_id": gid, "invite": invite, "game": "duel"})
             assert not j.is_error, _texts(j)
-            assert json.loads(_texts(j)[1])["you"] == "yellow"
-            m = await mcp.call_tool("connect4_move", {"col": 4, "game": "duel"})  # red
-            assert json.loads(_texts(m)[1])["moves"] == [4]
-            m2 = await mcp.call_tool("connect4_move", {"col": 4, "game": "duel-2"})  # yellow
-            assert json.loads(_texts(m2)[1])["moves"] == [4, 4]
-            again = await mcp.call_tool("connect4_join", {"game_id": gid, "invite": invite, "game": "x"})
+            assert j.structured_content["your_color"] == "yellow"
+            assert _texts(j)[0].startswith("Not your turn: the other player is to move.")
+            m2 = await yellow.call_tool("connect4_move", {"col": 4, "game": "duel"})  # red has not moved
+            assert m2.is_error and _texts(m2)[0].startswith("Not your turn")
+            assert m2.structured_content["error"]["code"] == "not_your_turn"
+            again = await yellow.call_tool("connect4_join", {"game_id": gid, "invite": invite, "game": "x"})
             assert again.is_error and "invite_used" in _texts(again)[0]
 
     asyncio.run(join_and_move())
@@ -324,17 +343,15 @@ def test_two_agents_play_each_other_over_mcp_and_the_bridge(bare_gateway, client
 
 def test_mcp_calls_at_once_on_a_new_name_share_one_game(bare_gateway):
     """An agent firing tool calls in parallel on a name that has no game yet: every
-    call plays the same game (it made 5 games for 10 calls), and no orphan is left."""
+    call plays the same game, and no orphan is left."""
     from mcp import Client
 
-    async def state(_):
-        async with Client(f"{bare_gateway.url}/mcp") as mcp:
-            r = await mcp.call_tool("connect4_state", {"game": "parallel-first-calls"})
-            assert not r.is_error, _texts(r)
-            return json.loads(_texts(r)[1])["id"]
-
     async def go():
-        return await asyncio.gather(*(state(i) for i in range(10)))
+        async with Client(f"{bare_gateway.url}/mcp") as mcp:
+            results = await asyncio.gather(*(mcp.call_tool("connect4_state", {"game": "parallel-first-calls"})
+                                             for _ in range(10)))
+            assert not any(r.is_error for r in results), [_texts(r) for r in results]
+            return [r.structured_content["game_id"] for r in results]
 
     ids = asyncio.run(go())
     assert len(set(ids)) == 1, ids

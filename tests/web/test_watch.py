@@ -16,8 +16,8 @@ def test_watcher_sees_a_bridge_game_live(page, stack):
         # out of the opening books, so the engine really searches
         reply = bridge.send(cmd="replay", moves=[1, 7, 1, 7], engine_starts=False)
         assert reply.get("history") == [1, 7, 1, 7], reply
-        watch_url = reply["watch_url"]
-        assert reply["game"] in watch_url
+        watch_url = reply["game_url"]  # this game's page (watch_url is the table's, which follows its games)
+        assert reply["game"] in watch_url and reply["watch_url"].endswith(f"/tables/bridge-{stack.bridge_port}")
         page.goto(watch_url)
         page.wait_for_function("document.body.dataset.version !== undefined")
         assert page.is_visible("#mode") and page.inner_text("#mode") == "watching"
@@ -147,7 +147,6 @@ def test_two_people_through_an_invite_link(page, browser, stack):
 def test_watcher_sees_an_llm_playing_over_mcp(page, stack):
     """What an LLM's MCP tool result links to: the page, following the game live."""
     import asyncio
-    import json
     import queue
 
     from mcp import Client
@@ -158,31 +157,30 @@ def test_watcher_sees_an_llm_playing_over_mcp(page, stack):
     async def agent():
         async with Client(f"{stack.url}/mcp") as mcp:
             r = await mcp.call_tool("connect4_new", {"engine_starts": False, "game": "web-llm", "opponent": "random"})
-            board, state, url = [c.text for c in r.content]
-            to_page.put((json.loads(state), url))
+            to_page.put((r.structured_content, r.structured_content["watch_url"]))
             for col, turn in zip((4, 4), go):
                 turn.wait(30)
                 r = await mcp.call_tool("connect4_move", {"col": col, "game": "web-llm"})
-                to_page.put(json.loads(r.content[1].text))
+                to_page.put(r.structured_content)
 
     errors: list[BaseException] = []
     llm = threading.Thread(target=lambda: _run(asyncio, agent, errors))
     llm.start()
     try:
         state, url = to_page.get(timeout=30)
-        watch = url.split()[-1]  # "watch live: http://.../?game=ID"
-        assert watch.endswith(f"/?game={state['id']}")
+        watch = url  # the structured result's watch_url: http://.../?game=ID
+        assert watch.endswith(f"/?game={state['game_id']}")
         page.goto(watch)
         page.wait_for_function("document.body.dataset.version !== undefined")
         assert page.inner_text("#mode") == "watching"
         assert "Red: LLM" in page.inner_text("#seats")
         go[0].set()
         first = to_page.get(timeout=30)
-        wait_ply(page, len(first["moves"]))
+        wait_ply(page, len(first["history"]))
         go[1].set()
         second = to_page.get(timeout=30)
-        wait_ply(page, len(second["moves"]))
-        assert sorted(discs(page)) == expected_discs(second["moves"])
+        wait_ply(page, len(second["history"]))
+        assert sorted(discs(page)) == expected_discs(second["history"])
         shot(page, "watch_mcp")
     finally:
         for turn in go:
