@@ -23,12 +23,16 @@ WORKDIR /app
 
 # Dependencies first, from pyproject.toml and constraints.txt alone, so a code
 # change reuses this layer: the runtime dependencies only (no extras), at the
-# versions of constraints.txt, the same pins `make` installs.
+# versions of constraints.txt, the same pins `make` installs. Then the standard
+# library's .pyc files: the base image ships none and PYTHONDONTWRITEBYTECODE
+# keeps it so, and without them every process, each health probe included,
+# compiles what it imports (0.3 s of CPU a probe instead of a few tens of ms).
 COPY pyproject.toml constraints.txt ./
 RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
         > /tmp/requirements.txt \
  && pip install -c constraints.txt -r /tmp/requirements.txt \
- && rm /tmp/requirements.txt
+ && rm /tmp/requirements.txt \
+ && python -m compileall -q "$(python -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')"
 
 # The code, installed in place (web/ and books/ stay beside the packages that read them).
 COPY . .
