@@ -261,6 +261,7 @@ def warm_up(servicer: EngineServicer) -> None:
     with servicer.pool.engine(pos.geometry) as engine:
         engine.search(pos, max_depth=4)
     evaluate(pos)
+    list_players()  # checks the learned players' weights once; a bad file is one warning, its players left out
     log.info("kernels warm", extra={"seconds": round(time.perf_counter() - started, 2),
                                     "books": [str(p) for p in servicer.books.paths], "book_entries": len(servicer.books)})
 

@@ -32,6 +32,13 @@ Specs, in ladder order (weakest first, as measured in docs/results/ladder.md):
   mcts:N        PUCT with random rollouts, N simulations (1..1000000)
   engine:MS     the full engine (book, MTD(f), table) with MS ms (1..600000);
                 ``engine`` alone is engine:2000
+Learned players (7x6 only; weights in books/models/, docs/learned.md):
+  net           the policy/value net's most probable column, no search
+  az:N          PUCT with N simulations (1..100000) over the net's prior and
+                value, no rollouts; ``az`` alone is az:800
+  dqn           the DQN's greedy column (the largest Q-value)
+A learned player whose weights file is missing or bad is not listed and
+making it raises :class:`UnavailablePlayer` (an InvalidSpec) saying why.
 Players of one spec and seed make the same moves in the same positions
 (``engine`` depends on the clock, as any timed search does; at a fixed
 depth use :class:`engine_svc.search.Engine`).
@@ -66,6 +73,7 @@ __all__ = [
     "PlayerInfo",
     "SearchResult",
     "Stopped",
+    "UnavailablePlayer",
     "list_players",
     "make_player",
     "parse_spec",
@@ -83,12 +91,20 @@ LEVELS = {  # name: (depth, chance of a random move, weights)
     "hard": (6, 0.0, BLOCKER),
 }
 
+MAX_AZ_SIMULATIONS = 100_000
+DEFAULT_AZ_SIMULATIONS = 800
+LEARNED = ("net", "az", "dqn")
+
 SPEC_HELP = ("random, greedy, gated, easy, medium, hard, minimax:D (D 1..12), "
-             "mcts:N (N 1..1000000), engine or engine:MS (MS 1..600000)")
+             "mcts:N (N 1..1000000), engine or engine:MS (MS 1..600000), net, az:N (N 1..100000), dqn")
 
 
 class InvalidSpec(ValueError):
     """A player spec the ladder does not know; the message says what is accepted."""
+
+
+class UnavailablePlayer(InvalidSpec):
+    """A learned player whose weights file cannot be used (the message says which and why)."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +137,24 @@ def list_players() -> list[PlayerInfo]:
                    1000, True),
         PlayerInfo("engine", "engine", f"the full engine with {DEFAULT_ENGINE_MS} ms", True, 1, MAX_BUDGET_MS,
                    DEFAULT_ENGINE_MS, True),
+        *_learned_infos(),
     ]
+
+
+def _learned_infos() -> list[PlayerInfo]:
+    """The learned players whose weights load (a bad file is logged once, by
+    :func:`engine_svc.learned.availability`, and its players left out)."""
+    from ..learned.availability import available
+
+    infos = []
+    if available("dqn"):
+        infos.append(PlayerInfo("dqn", "dqn", "the DQN's greedy column (largest Q-value), 7x6", False))
+    if available("pv"):
+        infos.append(PlayerInfo("net", "net", "the policy/value net's most probable column, no search, 7x6", False))
+        infos.append(PlayerInfo(f"az:{DEFAULT_AZ_SIMULATIONS}", "az",
+                                "PUCT guided by the policy/value net, N simulations (az:N), 7x6", False,
+                                1, MAX_AZ_SIMULATIONS))
+    return infos
 
 
 def _int_arg(spec: str, text: str, lo: int, hi: int, what: str) -> int:
@@ -158,6 +191,14 @@ def parse_spec(spec) -> tuple[str, int | None]:
         if not sep:
             return name, DEFAULT_ENGINE_MS
         return name, _int_arg(spec, arg, 1, MAX_BUDGET_MS, "budget (ms)")
+    if name in ("net", "dqn"):
+        if sep:
+            raise InvalidSpec(f"player {spec!r}: {name} takes no argument")
+        return name, None
+    if name == "az":
+        if not sep:
+            return name, DEFAULT_AZ_SIMULATIONS
+        return name, _int_arg(spec, arg, 1, MAX_AZ_SIMULATIONS, "simulations")
     if name == "perfect":
         raise InvalidSpec("the perfect player is served by the solver service, not the engine")
     raise InvalidSpec(f"unknown player {spec!r}; use one of: {SPEC_HELP}")
@@ -183,6 +224,22 @@ def make_player(spec: str, geometry: Geometry = STANDARD, seed: int = 0, *,
         return MinimaxPlayer(canonical, geometry, seed, depth=arg)
     if name == "mcts":
         return MctsPlayer(canonical, geometry, seed, simulations=arg)
+    if name in LEARNED:
+        return _make_learned(name, canonical, geometry, seed, arg)
     if engine is not None and engine.geometry != geometry:
         raise ValueError("the engine given is for another geometry")
     return EnginePlayer(canonical, geometry, seed, budget_ms=arg, tt_mb=tt_mb, books=books, engine=engine)
+
+
+def _make_learned(name: str, canonical: str, geometry: Geometry, seed: int, arg) -> Player:
+    from ..learned.players import AzPlayer, DqnPlayer, NetPlayer
+    from ..learned.weights import WeightsError
+
+    try:
+        if name == "net":
+            return NetPlayer(canonical, geometry, seed)
+        if name == "dqn":
+            return DqnPlayer(canonical, geometry, seed)
+        return AzPlayer(canonical, geometry, seed, simulations=arg)
+    except WeightsError as exc:
+        raise UnavailablePlayer(f"player {canonical!r} is not available: {exc}") from None

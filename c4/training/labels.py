@@ -1,0 +1,123 @@
+"""Exact labels: every column's score from the analysis book or the solver.
+
+For each position: the shipped analysis book first (strong scores); else the
+solver's strong analysis within ``strong_budget`` nodes; else its weak
+analysis (signs only) within ``node_budget``; else the position is left out and
+counted. A label never holds a value nobody proved.
+
+Labels are written in chunks (``labels-NNNNN.npz``) so a stopped run resumes
+where it was: a chunk that exists is not labelled again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from connect4 import STANDARD, Position
+
+FULL = -128  # the score of a full column
+CHUNK = 400
+
+
+@dataclass
+class LabelStats:
+    book: int = 0
+    strong: int = 0
+    weak: int = 0
+    unproved: int = 0
+    by_ply_unproved: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {"book": self.book, "strong": self.strong, "weak": self.weak, "unproved": self.unproved,
+                "unproved_by_ply": {str(k): v for k, v in sorted(self.by_ply_unproved.items())}}
+
+
+def label_one(pos: Position, solver, book, node_budget: int, stats: LabelStats, strong_budget: int | None = None):
+    """(scores tuple with None for full columns, strong: bool) or None when unproved."""
+    from solver_svc.solver import BudgetExceeded
+
+    if book is not None:
+        hit = book.lookup(pos)
+        if hit is not None:
+            stats.book += 1
+            return hit, True
+    for weak, budget in ((False, strong_budget or node_budget), (True, node_budget)):
+        try:
+            scores = solver.analyze(pos, node_budget=budget, weak=weak)
+        except BudgetExceeded:
+            continue
+        if weak:
+            stats.weak += 1
+        else:
+            stats.strong += 1
+        return tuple(scores), not weak
+    stats.unproved += 1
+    stats.by_ply_unproved[pos.ply] = stats.by_ply_unproved.get(pos.ply, 0) + 1
+    return None
+
+
+def label_positions(samples, out_dir: Path, node_budget: int, strong_budget: int | None = None,
+                    progress=None) -> LabelStats:
+    """Label ``samples`` (lists of moves) into chunk files under ``out_dir``."""
+    from connect4.book import AnalysisBook
+    from solver_svc.solver import Solver
+
+    from books import BOOK_DIR
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    book = AnalysisBook.load(Path(BOOK_DIR) / "7x6-analysis.txt", STANDARD)
+    solver = Solver(STANDARD)
+    stats = LabelStats()
+    stats_file = out_dir / "label-stats.json"
+    done_before = json.loads(stats_file.read_text()) if stats_file.exists() else {}
+    for start in range(0, len(samples), CHUNK):
+        path = out_dir / f"labels-{start // CHUNK:05d}.npz"
+        if path.exists():
+            if progress:
+                progress(min(start + CHUNK, len(samples)))
+            continue
+        cur, msk, ply, scores, strong = [], [], [], [], []
+        for i, s in enumerate(samples[start:start + CHUNK]):
+            pos = Position.from_moves(s.moves)
+            solver.reset()
+            got = label_one(pos, solver, book, node_budget, stats, strong_budget)
+            if got is not None:
+                sc, st = got
+                cur.append(pos.current)
+                msk.append(pos.mask)
+                ply.append(pos.ply)
+                scores.append([FULL if v is None else v for v in sc])
+                strong.append(st)
+            if progress:
+                progress(start + i + 1)
+        np.savez(path, current=np.array(cur, dtype=np.uint64), mask=np.array(msk, dtype=np.uint64),
+                 ply=np.array(ply, dtype=np.int8), scores=np.array(scores, dtype=np.int8).reshape(-1, 7),
+                 strong=np.array(strong, dtype=bool))
+        merged = {k: done_before.get(k, 0) + v for k, v in stats.as_dict().items() if k != "unproved_by_ply"}
+        stats_file.write_text(json.dumps({**merged, "unproved_by_ply": stats.as_dict()["unproved_by_ply"]}))
+    return stats
+
+
+def load_labels(out_dir: Path) -> dict[str, np.ndarray]:
+    """Every chunk of ``out_dir`` concatenated."""
+    parts = [np.load(p) for p in sorted(out_dir.glob("labels-*.npz"))]
+    if not parts:
+        raise FileNotFoundError(f"no labels-*.npz in {out_dir}")
+    return {k: np.concatenate([p[k] for p in parts]) for k in ("current", "mask", "ply", "scores", "strong")}
+
+
+def targets(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Policy target (uniform over the columns that keep the best score) and
+    value target (the sign of the best score: +1 win, 0 draw, -1 loss)."""
+    s = scores.astype(np.int16)
+    legal = s != FULL
+    masked = np.where(legal, s, -1000)
+    best = masked.max(axis=1, keepdims=True)
+    keep = (masked == best) & legal
+    policy = keep / keep.sum(axis=1, keepdims=True)
+    value = np.sign(best[:, 0]).astype(np.float32)
+    return policy.astype(np.float32), value
