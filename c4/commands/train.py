@@ -34,6 +34,10 @@ def register(sub) -> None:
     v = kinds.add_parser("pv", help="the policy/value net distilled from exact labels (docs/learned.md)")
     v.add_argument("--out", default="artifacts/train/pv", help="run folder (labels, checkpoints, curves)")
     v.add_argument("--games", type=int, default=600, help="ladder games whose positions are labelled")
+    v.add_argument("--max-positions", type=int, default=0,
+                   help="label and train on only the first N positions of the games (0: all)")
+    v.add_argument("--no-book-positions", dest="book_positions", action="store_false",
+                   help="do not add the analysis book's entries (the early plies) to the training set")
     v.add_argument("--heldout-games", type=int, default=60, help="ladder games (another seed) for validation")
     v.add_argument("--node-budget", type=int, default=1_000_000,
                    help="solver nodes for a weak label (a strong one gets 30 %% of it first)")
@@ -46,6 +50,29 @@ def register(sub) -> None:
     v.add_argument("--seed", type=int, default=0)
     v.add_argument("--export", default=None, help="write the run-time weights here at the end (.npz)")
     v.set_defaults(run=run_pv)
+
+    q = kinds.add_parser("quality", help="held-out quality of a pv net on solver-proven positions (no PyTorch)")
+    q.add_argument("--weights", default=None, help="a pv weights file (default: the shipped one)")
+    q.add_argument("--labels", default=None,
+                   help="a labels folder (c4 train pv's labels-heldout) or .npz (default: the shipped held-out set)")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(run=run_quality)
+
+    sp = kinds.add_parser("selfplay", help="self-play PUCT generations from a pv net, each kept only if it wins")
+    sp.add_argument("--start", default="books/models/pv-7x6.npz", help="the net to start from")
+    sp.add_argument("--labels", default="artifacts/train/pv/labels-train",
+                    help="exact labels mixed into each generation's training (c4 train pv's folder)")
+    sp.add_argument("--out", default="artifacts/train/selfplay")
+    sp.add_argument("--generations", type=int, default=2)
+    sp.add_argument("--games", type=int, default=40, help="self-play games a generation")
+    sp.add_argument("--sims", type=int, default=64, help="PUCT simulations a self-play move")
+    sp.add_argument("--epochs", type=int, default=3)
+    sp.add_argument("--lr", type=float, default=5e-4)
+    sp.add_argument("--gate-pairs", type=int, default=20, help="paired openings of the gate match")
+    sp.add_argument("--gate-sims", type=int, default=64)
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--export", default=None, help="copy the last kept net here (.npz) with reference outputs")
+    sp.set_defaults(run=run_selfplay)
 
 
 def _fail(msg: str) -> int:
@@ -121,8 +148,9 @@ def run_pv(args) -> int:
                    eval_pairs=args.eval_pairs, seed=args.seed)
     try:
         cfg.check()
-        if args.games < 1 or args.heldout_games < 1 or args.node_budget < 1000:
-            raise ValueError("--games and --heldout-games must be at least 1, --node-budget at least 1000")
+        if args.games < 1 or args.heldout_games < 1 or args.node_budget < 1000 or args.max_positions < 0:
+            raise ValueError("--games and --heldout-games must be at least 1, --node-budget at least 1000, "
+                             "--max-positions at least 0")
         out = _prepare(args)
     except (ValueError, OutputError) as exc:
         return _fail(str(exc))
@@ -131,3 +159,100 @@ def run_pv(args) -> int:
     from c4.training.distil import distil
 
     return distil(cfg, args, Path(out))
+
+
+def run_selfplay(args) -> int:
+    from c4.outputs import OutputError
+    from c4.training.selfplay import SelfPlayConfig
+    from engine_svc.learned.weights import WeightsError, read_weights
+
+    cfg = SelfPlayConfig(generations=args.generations, games=args.games, sims=args.sims, epochs=args.epochs,
+                         lr=args.lr, gate_pairs=args.gate_pairs, gate_sims=args.gate_sims, seed=args.seed)
+    try:
+        cfg.check()
+        read_weights(args.start, "pv")
+        if not any(Path(args.labels).glob("labels-*.npz")):
+            raise ValueError(f"--labels {args.labels}: no labels-*.npz there (run c4 train pv first)")
+        out = _prepare(args)
+    except (ValueError, OutputError, WeightsError) as exc:
+        return _fail(str(exc))
+    if (bad := _torch_or_fail()) is not None:
+        return bad
+    import json
+
+    from c4.training.labels import load_labels
+    from c4.training.report import write_outputs
+    from c4.training.selfplay import iterate
+
+    result = iterate(cfg, Path(args.start), load_labels(Path(args.labels)), out,
+                     log=lambda s: print(s, file=sys.stderr))
+    command = "c4 train selfplay " + " ".join(shlex.quote(a) for a in sys.argv[3:])
+    write_outputs(out, "self-play PUCT generations", asdict(cfg), result["history"], "generation", None, command)
+    if args.export:
+        import shutil
+
+        from c4.training.distil import reference_path
+
+        shutil.copyfile(result["current"], args.export)
+        _pv_reference(Path(args.export), Path(args.labels))
+        print(f"exported {args.export} and {reference_path(Path(args.export))}")
+    print(json.dumps(result["history"]))
+    return 0
+
+
+def _pv_reference(weights: Path, labels: Path) -> None:
+    """Reference outputs for an exported net, from the PyTorch model loaded with its weights."""
+    import numpy as np
+    import torch
+
+    from c4.training.distil import reference_outputs, reference_path
+    from c4.training.labels import load_labels
+    from c4.training.pvtorch import build
+    from c4.training.selfplay import _torch_name
+    from engine_svc.learned.weights import read_weights
+
+    meta, arrays = read_weights(weights, "pv")
+    model = build(meta["channels"], meta["blocks"], meta["value_hidden"])
+    model.load_state_dict({_torch_name(k): torch.from_numpy(v) for k, v in arrays.items()})
+    np.savez(reference_path(weights), **reference_outputs(model, load_labels(labels)))
+
+
+HELDOUT_FILE = "heldout-7x6.npz"
+
+
+def run_quality(args) -> int:
+    import json
+
+    import numpy as np
+
+    from c4.training.labels import load_labels
+    from c4.training.quality import quality
+    from engine_svc.learned.players import PV_FILE, model_path
+    from engine_svc.learned.pvnet import PolicyValueNet
+    from engine_svc.learned.weights import WeightsError
+
+    weights = Path(args.weights) if args.weights else model_path(PV_FILE)
+    labels = Path(args.labels) if args.labels else model_path(HELDOUT_FILE)
+    try:
+        net = PolicyValueNet.load(weights)
+        if labels.is_dir():
+            data = load_labels(labels)
+        elif labels.is_file():
+            with np.load(labels) as z:
+                data = {k: z[k] for k in ("current", "mask", "ply", "scores", "strong")}
+        else:
+            raise FileNotFoundError(f"--labels {labels} does not exist")
+    except (WeightsError, FileNotFoundError, KeyError, ValueError, OSError) as exc:
+        return _fail(str(exc))
+    q = quality(net, data)
+    if args.json:
+        print(json.dumps(q))
+        return 0
+    print(f"{weights} on {q['positions']} held-out solver-proven positions ({labels})")
+    print(f"  best column keeps the game-theoretic value: {q['move_keeps_value']:.1%}")
+    print(f"  value head's sign, decided positions ({q['decided_positions']}): {q['value_sign_accuracy']:.1%}")
+    print(f"  value head win/draw/loss (thresholds +-1/3): {q['value_three_way_accuracy']:.1%}")
+    for band, b in q["by_ply"].items():
+        sign = "" if b["value_sign"] is None else f", value sign {b['value_sign']:.1%}"
+        print(f"  plies {band:>5}: {b['positions']:4d} positions, keeps value {b['move_keeps_value']:.1%}{sign}")
+    return 0

@@ -34,14 +34,13 @@ def positions(out: Path, name: str, games: int, seed: int, exclude: set[int] | N
 def label(out: Path, name: str, samples, node_budget: int) -> dict:
     from arena.progress import Progress
 
-    from .labels import label_positions, load_labels
+    from .labels import label_positions, load_labels, summarize
 
     bar = Progress(len(samples), f"{name} positions labelled")
     label_positions(samples, out / name, node_budget=node_budget, strong_budget=int(node_budget * 0.3),
                     progress=lambda i: bar.advance(n=i - bar.done))
     bar.finish()
-    stats = json.loads((out / name / "label-stats.json").read_text())
-    return {"data": load_labels(out / name), "stats": stats}
+    return {"data": load_labels(out / name, len(samples)), "stats": summarize(samples, out / name, len(samples))}
 
 
 def reference_outputs(net, data: dict, count: int = 64, seed: int = 0) -> dict:
@@ -86,23 +85,35 @@ def distil(cfg, args, out: Path) -> int:
     train_samples = positions(out, "labels-train", args.games, args.seed + 1)
     seen = {Position.from_moves(s.moves).canonical_key() for s in train_samples}
     held_samples = positions(out, "labels-heldout", args.heldout_games, args.seed + 1_000_001, exclude=seen)
+    if args.max_positions:
+        train_samples = train_samples[:args.max_positions]
     tr = label(out, "labels-train", train_samples, args.node_budget)
     ho = label(out, "labels-heldout", held_samples, args.node_budget)
     log(f"labels: train {tr['stats']}, held out {ho['stats']}")
-    result = train(cfg, tr["data"], ho["data"], out, log=log)
+    train_data = tr["data"]
+    if args.book_positions:  # every analysis-book entry too (the early plies), less the held-out positions
+        from .labels import _canonical, book_labels, merge
+
+        held = {_canonical(int(c), int(m)) for c, m in zip(ho["data"]["current"], ho["data"]["mask"])}
+        train_data = merge(train_data, book_labels(exclude=held))
+        log(f"training positions with the analysis book's: {len(train_data['current'])}")
+    result = train(cfg, train_data, ho["data"], out, log=log)
     weights = export(result["model"], cfg, out / "pv-7x6.npz", ho["data"],
-                     {"positions": int(len(tr["data"]["current"])), "seed": cfg.seed})
+                     {"positions": int(len(train_data["current"])), "seed": cfg.seed})
     q = quality(PolicyValueNet.load(weights), ho["data"])
     (out / "quality.json").write_text(json.dumps(q, indent=1))
     command = "c4 train pv " + " ".join(shlex.quote(a) for a in sys.argv[3:])
     files = write_outputs(out, "policy/value net distilled from exact labels", asdict(cfg), result["history"],
-                          "epoch", {"labels_train": tr["stats"], "labels_heldout": ho["stats"], "quality": q},
+                          "epoch", {"labels_train": tr["stats"], "labels_heldout": ho["stats"],
+                           "training_positions": int(len(train_data["current"])), "quality": q},
                           command)
+    np.savez(out / "heldout-7x6.npz", **ho["data"])  # the held-out set, for `c4 train quality` anywhere
     if args.export:
         import shutil
 
         shutil.copyfile(weights, args.export)
         shutil.copyfile(reference_path(weights), reference_path(Path(args.export)))
+        shutil.copyfile(out / "heldout-7x6.npz", Path(args.export).with_name("heldout-7x6.npz"))
     print(json.dumps(q))
     print(f"weights {args.export or weights}; curves {files['png']}; report {files['md']}")
     return 0

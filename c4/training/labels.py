@@ -11,7 +11,6 @@ where it was: a chunk that exists is not labelled again.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,8 +71,6 @@ def label_positions(samples, out_dir: Path, node_budget: int, strong_budget: int
     book = AnalysisBook.load(Path(BOOK_DIR) / "7x6-analysis.txt", STANDARD)
     solver = Solver(STANDARD)
     stats = LabelStats()
-    stats_file = out_dir / "label-stats.json"
-    done_before = json.loads(stats_file.read_text()) if stats_file.exists() else {}
     for start in range(0, len(samples), CHUNK):
         path = out_dir / f"labels-{start // CHUNK:05d}.npz"
         if path.exists():
@@ -97,17 +94,52 @@ def label_positions(samples, out_dir: Path, node_budget: int, strong_budget: int
         np.savez(path, current=np.array(cur, dtype=np.uint64), mask=np.array(msk, dtype=np.uint64),
                  ply=np.array(ply, dtype=np.int8), scores=np.array(scores, dtype=np.int8).reshape(-1, 7),
                  strong=np.array(strong, dtype=bool))
-        merged = {k: done_before.get(k, 0) + v for k, v in stats.as_dict().items() if k != "unproved_by_ply"}
-        stats_file.write_text(json.dumps({**merged, "unproved_by_ply": stats.as_dict()["unproved_by_ply"]}))
     return stats
 
 
-def load_labels(out_dir: Path) -> dict[str, np.ndarray]:
-    """Every chunk of ``out_dir`` concatenated."""
-    parts = [np.load(p) for p in sorted(out_dir.glob("labels-*.npz"))]
+def _chunks(out_dir: Path, count: int | None):
+    paths = sorted(out_dir.glob("labels-*.npz"))
+    if count is not None:
+        paths = [p for p in paths if int(p.stem.split("-")[1]) * CHUNK < count]
+    return paths
+
+
+def load_labels(out_dir: Path, count: int | None = None) -> dict[str, np.ndarray]:
+    """The chunks of ``out_dir`` (those of the first ``count`` positions) concatenated."""
+    parts = [np.load(p) for p in _chunks(out_dir, count)]
     if not parts:
         raise FileNotFoundError(f"no labels-*.npz in {out_dir}")
     return {k: np.concatenate([p[k] for p in parts]) for k in ("current", "mask", "ply", "scores", "strong")}
+
+
+def summarize(samples, out_dir: Path, count: int | None = None) -> dict:
+    """Where the labels of the finished chunks came from (book, strong or weak
+    solve) and how many positions were left out unproved, by ply: recounted
+    from the chunks and the positions, so it holds however often a run resumed."""
+    from connect4.book import AnalysisBook
+
+    from books import BOOK_DIR
+
+    book = AnalysisBook.load(Path(BOOK_DIR) / "7x6-analysis.txt", STANDARD)
+    out = {"positions": 0, "book": 0, "strong": 0, "weak": 0, "unproved": 0}
+    left: dict[int, int] = {}
+    for path in _chunks(out_dir, count):
+        start = int(path.stem.split("-")[1]) * CHUNK
+        chunk = samples[start:start + CHUNK]
+        data = np.load(path)
+        labelled = {(int(c), int(m)) for c, m in zip(data["current"], data["mask"])}
+        for smp in chunk:
+            pos = Position.from_moves(smp.moves)
+            out["positions"] += 1
+            if (pos.current, pos.mask) not in labelled:
+                out["unproved"] += 1
+                left[pos.ply] = left.get(pos.ply, 0) + 1
+        in_book = sum(book.lookup(Position.from_moves(smp.moves)) is not None for smp in chunk)
+        out["book"] += in_book
+        out["strong"] += int(data["strong"].sum()) - in_book
+        out["weak"] += int((~data["strong"]).sum())
+    out["unproved_by_ply"] = {str(k): v for k, v in sorted(left.items())}
+    return out
 
 
 def targets(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -121,3 +153,43 @@ def targets(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     policy = keep / keep.sum(axis=1, keepdims=True)
     value = np.sign(best[:, 0]).astype(np.float32)
     return policy.astype(np.float32), value
+
+
+def book_labels(exclude: set[int] = frozenset()) -> dict[str, np.ndarray]:
+    """Every entry of the shipped analysis book as a label (strong scores of
+    the early plies), less the positions whose canonical key is in ``exclude``."""
+    from connect4.book import AnalysisBook
+    from connect4.keys import decode_key
+
+    from books import BOOK_DIR
+
+    book = AnalysisBook.load(Path(BOOK_DIR) / "7x6-analysis.txt", STANDARD)
+    cur, msk, ply, scores = [], [], [], []
+    for key, sc in book.entries.items():
+        c, m = decode_key(key)
+        if _canonical(c, m) in exclude:
+            continue
+        cur.append(c)
+        msk.append(m)
+        ply.append(bin(m).count("1"))
+        scores.append([FULL if v is None else v for v in sc])
+    return {"current": np.array(cur, np.uint64), "mask": np.array(msk, np.uint64), "ply": np.array(ply, np.int8),
+            "scores": np.array(scores, np.int8).reshape(-1, 7), "strong": np.ones(len(cur), bool)}
+
+
+def _canonical(current: int, mask: int) -> int:
+    """Pons' key of the position or of its mirror image, the smaller (as Position.canonical_key)."""
+    from connect4.keys import mirror_bits
+
+    key = current + mask + STANDARD.bottom_mask
+    mirror = mirror_bits(current, STANDARD) + mirror_bits(mask, STANDARD) + STANDARD.bottom_mask
+    return min(key, mirror)
+
+
+def merge(*parts: dict) -> dict[str, np.ndarray]:
+    """Label sets joined, each position once (the first set's label wins)."""
+    out = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    keys = [_canonical(int(c), int(m)) for c, m in zip(out["current"], out["mask"])]
+    _, first = np.unique(np.array(keys, dtype=np.uint64), return_index=True)
+    first.sort()
+    return {k: v[first] for k, v in out.items()}
