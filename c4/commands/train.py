@@ -36,6 +36,8 @@ def register(sub) -> None:
     v.add_argument("--games", type=int, default=600, help="ladder games whose positions are labelled")
     v.add_argument("--max-positions", type=int, default=0,
                    help="label and train on only the first N positions of the games (0: all)")
+    v.add_argument("--extra-labels", default="",
+                   help="more label folders (made by the same labelling, e.g. with other games), comma-separated")
     v.add_argument("--no-book-positions", dest="book_positions", action="store_false",
                    help="do not add the analysis book's entries (the early plies) to the training set")
     v.add_argument("--heldout-games", type=int, default=60, help="ladder games (another seed) for validation")

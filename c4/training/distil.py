@@ -90,13 +90,23 @@ def distil(cfg, args, out: Path) -> int:
     tr = label(out, "labels-train", train_samples, args.node_budget)
     ho = label(out, "labels-heldout", held_samples, args.node_budget)
     log(f"labels: train {tr['stats']}, held out {ho['stats']}")
-    train_data = tr["data"]
-    if args.book_positions:  # every analysis-book entry too (the early plies), less the held-out positions
-        from .labels import _canonical, book_labels, merge
+    from .labels import _canonical, book_labels, load_labels, merge, summarize
 
-        held = {_canonical(int(c), int(m)) for c, m in zip(ho["data"]["current"], ho["data"]["mask"])}
-        train_data = merge(train_data, book_labels(exclude=held))
-        log(f"training positions with the analysis book's: {len(train_data['current'])}")
+    held = {_canonical(int(c), int(m)) for c, m in zip(ho["data"]["current"], ho["data"]["mask"])}
+    parts = [tr["data"]]
+    extra_stats = {}
+    for folder in [Path(f) for f in (args.extra_labels or "").split(",") if f.strip()]:
+        # more labelled ladder positions (another seed, maybe other budgets), less the held-out ones
+        samples = pickle.loads((folder / "positions.pkl").read_bytes())
+        data = load_labels(folder)
+        keep = np.array([_canonical(int(c), int(m)) not in held for c, m in zip(data["current"], data["mask"])])
+        parts.append({k: v[keep] for k, v in data.items()})
+        extra_stats[str(folder)] = summarize(samples, folder)
+        log(f"extra labels {folder}: {extra_stats[str(folder)]}")
+    if args.book_positions:  # every analysis-book entry too (the early plies), less the held-out positions
+        parts.append(book_labels(exclude=held))
+    train_data = merge(*parts)
+    log(f"training positions: {len(train_data['current'])}")
     result = train(cfg, train_data, ho["data"], out, log=log)
     weights = export(result["model"], cfg, out / "pv-7x6.npz", ho["data"],
                      {"positions": int(len(train_data["current"])), "seed": cfg.seed})
@@ -104,7 +114,7 @@ def distil(cfg, args, out: Path) -> int:
     (out / "quality.json").write_text(json.dumps(q, indent=1))
     command = "c4 train pv " + " ".join(shlex.quote(a) for a in sys.argv[3:])
     files = write_outputs(out, "policy/value net distilled from exact labels", asdict(cfg), result["history"],
-                          "epoch", {"labels_train": tr["stats"], "labels_heldout": ho["stats"],
+                          "epoch", {"labels_train": tr["stats"], "labels_extra": extra_stats, "labels_heldout": ho["stats"],
                            "training_positions": int(len(train_data["current"])), "quality": q},
                           command)
     np.savez(out / "heldout-7x6.npz", **ho["data"])  # the held-out set, for `c4 train quality` anywhere
