@@ -11,7 +11,6 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from c4 import argtypes
 
 
 def register(sub) -> None:

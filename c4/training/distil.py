@@ -92,14 +92,15 @@ def distil(cfg, args, out: Path) -> int:
     log(f"labels: train {tr['stats']}, held out {ho['stats']}")
     from .labels import _canonical, book_labels, load_labels, merge, summarize
 
-    held = {_canonical(int(c), int(m)) for c, m in zip(ho["data"]["current"], ho["data"]["mask"])}
+    held = {_canonical(int(c), int(m)) for c, m in zip(ho["data"]["current"], ho["data"]["mask"], strict=True)}
     parts = [tr["data"]]
     extra_stats = {}
     for folder in [Path(f) for f in (args.extra_labels or "").split(",") if f.strip()]:
         # more labelled ladder positions (another seed, maybe other budgets), less the held-out ones
         samples = pickle.loads((folder / "positions.pkl").read_bytes())
         data = load_labels(folder)
-        keep = np.array([_canonical(int(c), int(m)) not in held for c, m in zip(data["current"], data["mask"])])
+        pairs = zip(data["current"], data["mask"], strict=True)
+        keep = np.array([_canonical(int(c), int(m)) not in held for c, m in pairs])
         parts.append({k: v[keep] for k, v in data.items()})
         extra_stats[str(folder)] = summarize(samples, folder)
         log(f"extra labels {folder}: {extra_stats[str(folder)]}")
@@ -114,8 +115,9 @@ def distil(cfg, args, out: Path) -> int:
     (out / "quality.json").write_text(json.dumps(q, indent=1))
     command = "c4 train pv " + " ".join(shlex.quote(a) for a in sys.argv[3:])
     files = write_outputs(out, "policy/value net distilled from exact labels", asdict(cfg), result["history"],
-                          "epoch", {"labels_train": tr["stats"], "labels_extra": extra_stats, "labels_heldout": ho["stats"],
-                           "training_positions": int(len(train_data["current"])), "quality": q},
+                          "epoch", {"labels_train": tr["stats"], "labels_extra": extra_stats,
+                                    "labels_heldout": ho["stats"],
+                                    "training_positions": int(len(train_data["current"])), "quality": q},
                           command)
     np.savez(out / "heldout-7x6.npz", **ho["data"])  # the held-out set, for `c4 train quality` anywhere
     if args.export:

@@ -260,7 +260,8 @@ def write_reference(mlp, weights: Path, count: int = 64, seed: int = 0) -> Path:
     from .distil import reference_path
 
     rng = np.random.default_rng(seed)
-    cur, msk = [], []
+    cur: list[int] = []
+    msk: list[int] = []
     while len(cur) < count:
         pos = Position()
         for _ in range(int(rng.integers(0, 30))):
@@ -271,9 +272,9 @@ def write_reference(mlp, weights: Path, count: int = 64, seed: int = 0) -> Path:
         if not pos.is_over:
             cur.append(pos.current)
             msk.append(pos.mask)
-    cur, msk = np.array(cur, np.uint64), np.array(msk, np.uint64)
+    cur_a, msk_a = np.array(cur, np.uint64), np.array(msk, np.uint64)
     with torch.no_grad():
-        q = forward(mlp, torch.from_numpy(planes_many(cur, msk))).numpy()
+        q = forward(mlp, torch.from_numpy(planes_many(cur_a, msk_a))).numpy()
     path = reference_path(weights)
-    np.savez(path, current=cur, mask=msk, q=q)
+    np.savez(path, current=cur_a, mask=msk_a, q=q)
     return path

@@ -121,13 +121,13 @@ def summarize(samples, out_dir: Path, count: int | None = None) -> dict:
     from books import BOOK_DIR
 
     book = AnalysisBook.load(Path(BOOK_DIR) / "7x6-analysis.txt", STANDARD)
-    out = {"positions": 0, "book": 0, "strong": 0, "weak": 0, "unproved": 0}
+    out: dict = {"positions": 0, "book": 0, "strong": 0, "weak": 0, "unproved": 0}
     left: dict[int, int] = {}
     for path in _chunks(out_dir, count):
         start = int(path.stem.split("-")[1]) * CHUNK
         chunk = samples[start:start + CHUNK]
         data = np.load(path)
-        labelled = {(int(c), int(m)) for c, m in zip(data["current"], data["mask"])}
+        labelled = {(int(c), int(m)) for c, m in zip(data["current"], data["mask"], strict=True)}
         for smp in chunk:
             pos = Position.from_moves(smp.moves)
             out["positions"] += 1
@@ -155,7 +155,7 @@ def targets(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return policy.astype(np.float32), value
 
 
-def book_labels(exclude: set[int] = frozenset()) -> dict[str, np.ndarray]:
+def book_labels(exclude: set[int] | frozenset[int] = frozenset()) -> dict[str, np.ndarray]:
     """Every entry of the shipped analysis book as a label (strong scores of
     the early plies), less the positions whose canonical key is in ``exclude``."""
     from connect4.book import AnalysisBook
@@ -189,7 +189,7 @@ def _canonical(current: int, mask: int) -> int:
 def merge(*parts: dict) -> dict[str, np.ndarray]:
     """Label sets joined, each position once (the first set's label wins)."""
     out = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    keys = [_canonical(int(c), int(m)) for c, m in zip(out["current"], out["mask"])]
+    keys = [_canonical(int(c), int(m)) for c, m in zip(out["current"], out["mask"], strict=True)]
     _, first = np.unique(np.array(keys, dtype=np.uint64), return_index=True)
     first.sort()
     return {k: v[first] for k, v in out.items()}

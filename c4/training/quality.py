@@ -21,12 +21,9 @@ from .labels import FULL
 
 def quality(net, data: dict) -> dict:
     x = planes_many(data["current"], data["mask"])
-    logits, value = [], []
-    for i in range(0, len(x), 512):
-        lg, v = net.forward(x[i:i + 512])
-        logits.append(lg)
-        value.append(v)
-    logits, value = np.concatenate(logits), np.concatenate(value)
+    outs = [net.forward(x[i:i + 512]) for i in range(0, len(x), 512)]
+    logits = np.concatenate([o[0] for o in outs])
+    value = np.concatenate([o[1] for o in outs])
     s = data["scores"].astype(np.int16)
     legal = s != FULL
     order = np.array([3, 2, 4, 1, 5, 0, 6])
@@ -44,8 +41,9 @@ def quality(net, data: dict) -> dict:
     for lo, hi in ((0, 8), (8, 16), (16, 24), (24, 42)):
         m = (ply >= lo) & (ply < hi)
         if m.any():
+            md = m & decided
             bands[f"{lo}-{hi - 1}"] = {"positions": int(m.sum()), "move_keeps_value": float(keeps[m].mean()),
-                                       "value_sign": float(sign_ok[m & decided].mean()) if (m & decided).any() else None}
+                                       "value_sign": float(sign_ok[md].mean()) if md.any() else None}
     return {"positions": int(len(s)), "move_keeps_value": float(keeps.mean()),
             "decided_positions": int(decided.sum()), "value_sign_accuracy": float(sign_ok[decided].mean()),
             "value_three_way_accuracy": float(three.mean()), "by_ply": bands}

@@ -111,10 +111,10 @@ def fine_tune(model, cfg: SelfPlayConfig, sp, labels: dict, rng):
     cur, msk, pi, z = sp
     take = rng.choice(len(labels["current"]), size=min(len(cur) * 2, len(labels["current"])), replace=False)
     lp, lv = targets(labels["scores"][take])
-    x = np.concatenate([planes_many(cur, msk), planes_many(labels["current"][take], labels["mask"][take])])
-    p = np.concatenate([pi, lp])
-    v = np.concatenate([z, lv])
-    x, p, v = torch.from_numpy(x), torch.from_numpy(p.astype(np.float32)), torch.from_numpy(v.astype(np.float32))
+    x = torch.from_numpy(np.concatenate([planes_many(cur, msk),
+                                         planes_many(labels["current"][take], labels["mask"][take])]))
+    p = torch.from_numpy(np.concatenate([pi, lp]).astype(np.float32))
+    v = torch.from_numpy(np.concatenate([z, lv]).astype(np.float32))
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=1e-4)
     model.train()
     losses = []

@@ -3,7 +3,7 @@ players, both seats (as the arena plays them), scored 1 / 0.5 / 0."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from connect4 import STANDARD, Position
 from connect4.openings import random_openings

@@ -29,7 +29,7 @@ the root's visit share per column and its mean value.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -66,7 +66,7 @@ class Node:
         self.children: list[Node | None] = [None] * WIDTH
         self.legal = [c for c in CENTRE if not mask & TOP[c]]
 
-    def child(self, col: int) -> "Node":
+    def child(self, col: int) -> Node:
         c = self.children[col]
         if c is None:
             # the mover's stones become the opponent's; the carry lands on the lowest empty cell of col
@@ -78,11 +78,13 @@ class Node:
         return c
 
     def select(self, c_puct: float) -> int:
+        prior = self.prior
+        assert prior is not None  # only evaluated nodes are walked through
         total = math.sqrt(1 + sum(self.n))
         best, best_col = -1e9, self.legal[0]
         for a in self.legal:  # centre first, so the first of equal scores is the most central
             n = self.n[a]
-            u = (self.w[a] / n if n else 0.0) + c_puct * self.prior[a] * total / (1 + n)
+            u = (self.w[a] / n if n else 0.0) + c_puct * prior[a] * total / (1 + n)
             if u > best:
                 best, best_col = u, a
         return best_col
@@ -118,7 +120,7 @@ def search(current: int, mask: int, ply: int, simulations: int, evaluate: Evalua
         if leaves:
             items = list(leaves.values())
             pri, val = evaluate([(n.current, n.mask) for n, _ in items])
-            for (node, paths), p, v in zip(items, pri, val):
+            for (node, paths), p, v in zip(items, pri, val, strict=True):
                 node.prior = p.tolist()
                 for path in paths:
                     _backup(path, float(v))

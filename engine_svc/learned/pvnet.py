@@ -43,7 +43,7 @@ class PolicyValueNet:
         self.blocks = int(meta["blocks"])
 
     @classmethod
-    def load(cls, path) -> "PolicyValueNet":
+    def load(cls, path) -> PolicyValueNet:
         return cls(*read_weights(path, "pv"))
 
     def forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -14,7 +14,7 @@ class QNet:
         self.layers = [(arrays[f"fc{i}.w"], arrays[f"fc{i}.b"]) for i in range(len(meta["hidden"]) + 1)]
 
     @classmethod
-    def load(cls, path) -> "QNet":
+    def load(cls, path) -> QNet:
         return cls(*read_weights(path, "dqn"))
 
     def forward(self, x: np.ndarray) -> np.ndarray:

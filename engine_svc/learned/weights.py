@@ -72,7 +72,8 @@ def read_weights(path: str | os.PathLike, kind: str) -> tuple[dict, dict[str, np
     if meta.get("kind") != kind:
         raise WeightsError(f"weights file {path} holds a {meta.get('kind')!r} model, not {kind!r}")
     if meta.get("version") != FORMAT_VERSION:
-        raise WeightsError(f"weights file {path} is format {meta.get('version')!r}, this runtime reads {FORMAT_VERSION}")
+        raise WeightsError(f"weights file {path} is format {meta.get('version')!r}, "
+                           f"this runtime reads {FORMAT_VERSION}")
     try:
         want = SHAPES[kind](meta)
     except (KeyError, TypeError, ValueError):
@@ -95,8 +96,9 @@ def write_weights(path: str | os.PathLike, kind: str, meta: dict, arrays: dict[s
     path = Path(path)
     meta = {**meta, "kind": kind, "version": FORMAT_VERSION}
     tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, meta=np.array(json.dumps(meta)),
-                        **{k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()})
+    payload: dict = {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()}
+    payload["meta"] = np.array(json.dumps(meta))
+    np.savez_compressed(tmp, **payload)
     read_weights(tmp, kind)
     os.replace(tmp, path)
     return path

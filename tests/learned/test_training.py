@@ -150,5 +150,5 @@ def test_a_dqn_run_resumes_from_its_checkpoint_to_the_same_weights(tmp_path):
     assert main(["train", "dqn", "--out", str(tmp_path / "b"), "--episodes", "3", *common]) == 0
     assert main(["train", "dqn", "--out", str(tmp_path / "b"), "--episodes", "6", *common]) == 0
     wa, wb = QNet.load(tmp_path / "a" / "dqn-7x6.npz"), QNet.load(tmp_path / "b" / "dqn-7x6.npz")
-    assert all(np.array_equal(x, y) for (x, _), (y, _) in zip(wa.layers, wb.layers))
+    assert all(np.array_equal(x, y) for (x, _), (y, _) in zip(wa.layers, wb.layers, strict=True))
     assert (tmp_path / "b" / "curves.png").stat().st_size > 1000 and (tmp_path / "b" / "report.md").exists()
