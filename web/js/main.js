@@ -17,6 +17,7 @@ import { renderLearn, resetLearn, learnFrom } from "./learn.js";
 import { levelName } from "./levels.js";
 import { describeResult } from "./result.js";
 import * as sound from "./sound.js";
+import { renderLearnedBars } from "./learned-bars.js";
 
 const WEB_VERSION = "0.1.0";
 const $ = (id) => document.getElementById(id);
@@ -836,7 +837,9 @@ function setDetailNote(text) { detailNote = text; renderStatus(); setTimeout(() 
 // While a disc falls the panels keep what they said: the new status, the
 // evaluation and the result appear when it has landed (render() redraws them).
 function renderStatus() { if (app.st && !board.falling) panels.renderStatus(app, detailNote); }
-function renderEval() { if (app.st && !board.falling) panels.renderEval(app); }
+function renderEval() {
+  if (app.st && !board.falling) { panels.renderEval(app); renderLearnedBars(app.st, app.viewPly); }
+}
 function renderMoves() { if (app.st) panels.renderMoves(app, view); }
 function renderShare() { if (app.st) panels.renderShare(app); }
 

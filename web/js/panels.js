@@ -5,6 +5,7 @@
 import { moveVerdict, firstMistake } from "./analysis.js";
 import { signed, count, millis, seconds, engineScore, verdict } from "./format.js";
 import { alertKind } from "./ui.js";
+import { stripLearned } from "./learned-bars.js";
 import { levelName } from "./levels.js";
 import { positionKey } from "./analysis.js";
 
@@ -126,7 +127,7 @@ export function renderStatus(app, note = "") {
   }
   const known = app.viewPly === null ? knownValue(app) : null;
   const ls = st.last_search;
-  const { headline, note: engineNote } = splitMessage(st.message || "", ls, resignedNow, st.status === "over");
+  const { headline, note: engineNote } = splitMessage(stripLearned(st.message || ""), ls, resignedNow, st.status === "over");
   // the gateway says "Engine sees a forced win!" of any program: name its level
   const program = ["red", "yellow"].find((c) => st.seats[c]?.kind === "opponent");
   const said = program ? headline.replace(/^Engine sees /, `${seatName(app, program, { subject: true })} sees `) : headline;
