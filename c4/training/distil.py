@@ -110,14 +110,16 @@ def distil(cfg, args, out: Path) -> int:
     log(f"training positions: {len(train_data['current'])}")
     result = train(cfg, train_data, ho["data"], out, log=log)
     weights = export(result["model"], cfg, out / "pv-7x6.npz", ho["data"],
-                     {"positions": int(len(train_data["current"])), "seed": cfg.seed})
+                     {"positions": int(len(train_data["current"])), "seed": cfg.seed,
+                      "best_epoch": result["best_epoch"]})
     q = quality(PolicyValueNet.load(weights), ho["data"])
     (out / "quality.json").write_text(json.dumps(q, indent=1))
     command = "c4 train pv " + " ".join(shlex.quote(a) for a in sys.argv[3:])
     files = write_outputs(out, "policy/value net distilled from exact labels", asdict(cfg), result["history"],
                           "epoch", {"labels_train": tr["stats"], "labels_extra": extra_stats,
                                     "labels_heldout": ho["stats"],
-                                    "training_positions": int(len(train_data["current"])), "quality": q},
+                                    "training_positions": int(len(train_data["current"])),
+                                    "best_epoch": result["best_epoch"], "quality": q},
                           command)
     np.savez(out / "heldout-7x6.npz", **ho["data"])  # the held-out set, for `c4 train quality` anywhere
     if args.export:

@@ -246,7 +246,8 @@ def train(cfg: DqnConfig, out_dir: Path, progress=None, log=print) -> dict:
             torch.save({"online": online.state_dict(), "target": target.state_dict(), "opt": opt.state_dict(),
                         "replay": replay, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
                         "history": history, "losses": losses, "step": step, "episode": episode,
-                        "config": asdict(cfg)}, ckpt)
+                        "config": asdict(cfg)}, ckpt.with_suffix(".tmp"))
+            ckpt.with_suffix(".tmp").replace(ckpt)  # atomic: a stop mid-write keeps the last checkpoint
     return {"model": online, "history": history, "steps": step}
 
 

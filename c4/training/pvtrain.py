@@ -3,7 +3,8 @@
 Loss: cross-entropy of the policy against the uniform share over the columns
 that keep the best exact score, plus the squared error of the value against
 the sign of that score. Every batch is mirrored at random (a board and its
-mirror image have mirrored labels). Adam; one checkpoint an epoch
+mirror image have mirrored labels). Adam; the epoch of the lowest held-out loss is the one exported (early
+stopping); one checkpoint an epoch
 (``checkpoint.pt``: model, optimiser, epoch, generator state, history), so a
 stopped run resumes at the next epoch and gives the same weights as an
 unbroken one.
@@ -86,6 +87,7 @@ def train(cfg: PvConfig, train_data: dict, val_data: dict, out_dir: Path, progre
     ckpt = out_dir / "checkpoint.pt"
     history: list[dict] = []
     start_epoch = 0
+    best = None
     if ckpt.exists():
         state = torch.load(ckpt, weights_only=False)
         if {**state["config"], "epochs": 0} != {**asdict(cfg), "epochs": 0}:  # more epochs may follow
@@ -94,7 +96,7 @@ def train(cfg: PvConfig, train_data: dict, val_data: dict, out_dir: Path, progre
         opt.load_state_dict(state["opt"])
         rng.bit_generator.state = state["rng"]
         torch.set_rng_state(state["torch_rng"])
-        history, start_epoch = state["history"], state["epoch"]
+        history, start_epoch, best = state["history"], state["epoch"], state.get("best")
         log(f"resuming from {ckpt} after epoch {start_epoch}")
     x, p, v = (torch.from_numpy(a) for a in tensors(train_data))
     vx, vp, vv = (torch.from_numpy(a) for a in tensors(val_data))
@@ -122,10 +124,17 @@ def train(cfg: PvConfig, train_data: dict, val_data: dict, out_dir: Path, progre
             row.update(strength_row(model, cfg.eval_pairs, cfg.seed + epoch))
         history.append(row)
         log(json.dumps(row))
+        if val_loss <= min(r["val_loss"] for r in history):  # early stopping: the best epoch is exported
+            best = {k: v.clone() for k, v in model.state_dict().items()}
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "rng": rng.bit_generator.state,
-                    "torch_rng": torch.get_rng_state(), "history": history, "epoch": epoch + 1,
-                    "config": asdict(cfg)}, ckpt)
-    return {"model": model, "history": history}
+                    "torch_rng": torch.get_rng_state(), "history": history, "epoch": epoch + 1, "best": best,
+                    "config": asdict(cfg)}, ckpt.with_suffix(".tmp"))
+        ckpt.with_suffix(".tmp").replace(ckpt)  # atomic: a stop mid-write keeps the last checkpoint
+    if best is not None:
+        model.load_state_dict(best)
+    model.eval()
+    return {"model": model, "history": history,
+            "best_epoch": min(history, key=lambda r: r["val_loss"])["epoch"] if history else None}
 
 
 def strength_row(model, pairs: int, seed: int) -> dict:

@@ -15,6 +15,24 @@ import numpy as np
 
 from .weights import read_weights
 
+_blas_limited = False
+
+
+def one_blas_thread() -> None:
+    """Keep numpy's BLAS on one thread in this process (once). The products
+    here are small (32 x 288 by 288 x 42n): on a busy machine a second BLAS
+    thread spinning for a core made batch 8 sixty times slower than one
+    thread (docs/results/learned.md). The engine's own code uses no BLAS."""
+    global _blas_limited
+    if _blas_limited:
+        return
+    _blas_limited = True
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a dependency; without it BLAS keeps its threads
+        return
+    threadpool_limits(limits=1, user_api="blas")
+
 
 def _conv3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     """3x3 convolution, stride 1, zero padding 1, channels first over the
@@ -41,6 +59,7 @@ class PolicyValueNet:
         self.meta = meta
         self.a = arrays
         self.blocks = int(meta["blocks"])
+        one_blas_thread()
 
     @classmethod
     def load(cls, path) -> PolicyValueNet:

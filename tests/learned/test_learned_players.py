@@ -19,7 +19,9 @@ from tests.conftest import free_port, wait_port
 from .helpers import write_random_models
 
 REPO = Path(__file__).resolve().parents[2]
-LEARNED = ("net", "dqn", "az:40")
+LEARNED = ("net", "dqn", "az:10")
+# these start real processes (an engine service, c4 arena twice): slow on a loaded machine
+pytestmark = pytest.mark.timeout(1800)
 
 
 def _c4(*args, timeout=900, env=None):
@@ -55,13 +57,13 @@ def test_the_shipped_players_are_listed_and_play():
 def test_arena_in_process_and_through_the_service_play_the_same_games(tmp_path):
     proc, port, _ = _engine(tmp_path)
     try:
-        common = ["arena", "greedy", *LEARNED, "--games", "2", "--opening-plies", "4", "--seed", "4",
+        common = ["arena", *LEARNED, "--games", "2", "--opening-plies", "4", "--seed", "4",
                   "--engine-books", "none"]
         a = _c4(*common, "--out", str(tmp_path / "a"))
         b = _c4(*common, "--out", str(tmp_path / "b"), "--via-grpc", f"127.0.0.1:{port},")
         assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stderr
         ga, gb = (json.loads((tmp_path / n / "games.json").read_text()) for n in ("a", "b"))
-        assert len(ga["games"]) == 6 * 2 and not ga["summary"]["forfeits"]
+        assert len(ga["games"]) == 3 * 2 and not ga["summary"]["forfeits"]
         assert [(g["first"], g["moves"]) for g in ga["games"]] == [(g["first"], g["moves"]) for g in gb["games"]]
         ranked = {p["player"] for p in ga["summary"]["players"]}
         assert set(LEARNED) <= ranked
@@ -100,7 +102,7 @@ def test_a_bad_weights_file_leaves_the_service_serving_everything_else(tmp_path)
 
 
 def test_audit_scores_the_learned_players_against_the_solver(tmp_path):
-    for spec in ("net", "az:40"):
+    for spec in ("net", "az:10"):
         out = tmp_path / f"{spec.replace(':', '')}.json"
         r = _c4("audit", spec, "--games", "2", "--opening-plies", "14", "--seed", "1", "--json", str(out))
         assert r.returncode == 0, r.stderr
