@@ -150,7 +150,10 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
                         result = player.choose(pos, budget_ms=budget, on_progress=on_progress, cancel=cancel)
                     result.player = f"engine:{max(1, round(budget))}"  # what played: the budget it had
                 else:
-                    player = make_player(spec, pos.geometry, seed=request.seed)
+                    try:
+                        player = make_player(spec, pos.geometry, seed=request.seed)
+                    except InvalidSpec as exc:  # e.g. a learned player whose weights file is bad
+                        raise BadRequest(str(exc)) from None
                     result = player.choose(pos, cancel=cancel)
         except Stopped as exc:
             seconds = time.perf_counter() - started

@@ -233,6 +233,8 @@ def make_player(spec: str, geometry: Geometry = STANDARD, seed: int = 0, *,
 
 def _make_learned(name: str, canonical: str, geometry: Geometry, seed: int, arg) -> Player:
     from ..learned.players import AzPlayer, DqnPlayer, NetPlayer
+    from connect4.errors import InvalidPosition
+
     from ..learned.weights import WeightsError
 
     try:
@@ -243,3 +245,5 @@ def _make_learned(name: str, canonical: str, geometry: Geometry, seed: int, arg)
         return AzPlayer(canonical, geometry, seed, simulations=arg)
     except WeightsError as exc:
         raise UnavailablePlayer(f"player {canonical!r} is not available: {exc}") from None
+    except InvalidPosition as exc:  # another board size
+        raise InvalidSpec(f"player {canonical!r}: {exc}") from None

@@ -84,8 +84,9 @@ def test_learned_players_with_a_good_file_play_legal_moves(tmp_path, monkeypatch
 
 
 def test_learned_players_refuse_other_board_sizes(tmp_path, monkeypatch):
-    from connect4 import Geometry, InvalidPosition
+    from connect4 import Geometry
+    from engine_svc.players import InvalidSpec
 
     monkeypatch.setenv("C4_MODEL_DIR", str(write_random_models(tmp_path / "models")))
-    with pytest.raises(InvalidPosition, match="7x6 only"):
+    with pytest.raises(InvalidSpec, match="7x6 only"):
         make_player("net", geometry=Geometry(6, 5, 4))
