@@ -22,7 +22,9 @@ def test_the_bars_read_each_learned_players_message():
 import({json.dumps(MODULE.as_uri())}).then((m) => {{
   const msgs = {json.dumps(messages)};
   const out = {{}};
-  for (const [spec, msg] of Object.entries(msgs)) out[spec] = [m.parseLearned(msg), m.stripLearned(msg), m.isLearned(spec)];
+  for (const [spec, msg] of Object.entries(msgs)) {{
+    out[spec] = [m.parseLearned(msg), m.stripLearned(msg), m.isLearned(spec)];
+  }}
   out.other = [m.parseLearned("book move: a win with best play"), m.isLearned("engine:1000")];
   console.log(JSON.stringify(out));
 }});
