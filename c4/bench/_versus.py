@@ -20,9 +20,10 @@ its program does between lines (Pons' benchmark main calls
   wall clock counts the time the process waited for a core on a loaded
   machine, so its timer is taken per line as the smallest over the rounds.
 * the ratio: our CPU time over the other's time, where its time is the
-  smaller of its net CPU time and its own timer (a choice that can only
-  favour the other), or its own timer alone where the net CPU is mostly
-  the subtracted fixed cost (its standard error over ``RELIABLE``). The
+  smaller of its net CPU time (when above 0) and its own timer: a choice
+  that can only favour the other. ``basis`` says which one it was;
+  ``noisy-cpu`` marks a net CPU whose standard error (from the spread of the
+  fixed cost) is over ``RELIABLE`` of it: mostly subtracted fixed cost. The
   report gives the median over rounds and the range.
 
 Any failure of the other (it cannot start, exits, answers garbage, answers a
@@ -44,7 +45,7 @@ from ._line_process import Answer, LineProcess, LineProcessFailed, parse_argv
 CALIBRATION = "121212"  # the first player has three in column 1 and moves: an immediate win
 CALIBRATION_LINES = 50
 CHUNK_S = 0.05  # our solver's time per chunk: many short positions share one call, as in c4 solve
-RELIABLE = 0.05  # the other's net CPU is used when its standard error is within this fraction
+RELIABLE = 0.05  # a net CPU whose standard error is over this fraction of it is "noisy-cpu"
 
 
 def _expected(score: int, weak: bool) -> int:
@@ -81,16 +82,14 @@ class Round:
         timer = timer_floor
         # the net CPU subtracts n fixed costs estimated from CALIBRATION_LINES lines: its standard error
         se_us = self.fixed_cpu_sd_ns / 1e3 * (1 / n + 1.57 / CALIBRATION_LINES) ** 0.5
-        other_time: float
-        reliable = other_cpu is not None and other_cpu > 0 and se_us <= RELIABLE * other_cpu
-        if other_cpu is not None and reliable and timer is not None:
-            other_time, basis = min(other_cpu, timer), "min(cpu,timer)"
-        elif other_cpu is not None and (reliable or timer is None):
-            other_time, basis = other_cpu, "cpu" if reliable else "noisy-cpu"  # mostly its subtracted fixed cost
-        elif timer is not None:
-            other_time, basis = timer, "timer"
-        else:
-            other_time, basis = other_wall, "wall"
+        # the smaller of its net CPU (when above 0) and its own timer: a choice that can only favour it
+        candidates = []
+        if other_cpu is not None and other_cpu > 0:
+            reliable = se_us <= RELIABLE * other_cpu
+            candidates.append((other_cpu, "cpu" if reliable else "noisy-cpu"))
+        if timer is not None:
+            candidates.append((timer, "timer"))
+        other_time, basis = min(candidates) if candidates else (other_wall, "wall")
         ours_cpu = self.ours_cpu_s / n * 1e6
         return {
             "ours_cpu_us": ours_cpu,
@@ -246,9 +245,8 @@ def print_table(result: dict) -> None:
         print("  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in cells))
     print("other cpu / wall: per position, net of its fixed cost per line (other fixed us: CPU of a line it "
           "answers without a search); other timer: its own, per line the smallest of the rounds; ours/other: "
-          "our CPU over the other's time (other basis): the smaller of its net CPU and its own timer, or its "
-          f"own timer alone where the net CPU's standard error is over {RELIABLE:.0%} (noisy-cpu: no timer to "
-          "fall back on)")
+          "our CPU over the other's time (other basis): the smaller of its net CPU and its own timer "
+          f"(noisy-cpu: a net CPU whose standard error is over {RELIABLE:.0%} of it)")
 
 
 def run_versus(args, sets, make_local) -> int:
