@@ -42,7 +42,9 @@ class MoveAudit:
 
     @property
     def played_score(self) -> int:
-        return self.scores[self.played]
+        score = self.scores[self.played]
+        assert score is not None  # the played column was open
+        return score
 
     @property
     def regret(self) -> int:
