@@ -17,7 +17,7 @@ from connect4.openings import random_openings
 from .match import GameRecord, play_game
 from .openings import GameSlot, schedule
 from .players import PlayerFactory, Via
-from .progress import Progress
+from servicekit.progress import Progress
 
 
 class ArenaError(RuntimeError):
@@ -80,7 +80,7 @@ def run_arena(cfg: ArenaConfig, progress_stream=None) -> dict:
         raise ValueError("an arena needs at least two players")
     openings = random_openings(cfg.games // 2, cfg.opening_plies, cfg.seed, cfg.geometry)
     slots = schedule(cfg.players, cfg.games, openings, cfg.seed, cfg.gauntlet)
-    progress = Progress(len(slots), "games", progress_stream or sys.stderr)
+    progress = Progress("games", len(slots), progress_stream or sys.stderr)
     started = time.time()
     records: list[GameRecord | None] = [None] * len(slots)
     if cfg.workers <= 1:

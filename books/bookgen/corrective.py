@@ -35,7 +35,7 @@ from connect4.book import MoveBook
 from connect4.notation import format_moves
 
 from .opening import canonical_position
-from .progress import Progress
+from servicekit.progress import Progress
 from .solving import BookSolver
 
 

@@ -39,7 +39,7 @@ from connect4 import Geometry, Position
 from connect4.book import BookWriter, MoveBook, format_move_entry
 from connect4.notation import format_moves
 
-from .progress import Progress
+from servicekit.progress import Progress
 from .store import ResultStore
 
 Submit = Callable[[Position], None]

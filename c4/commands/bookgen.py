@@ -106,7 +106,7 @@ def run_opening(args) -> int:
     from books.bookgen.config import BOOK_DIR, settings
     from books.bookgen.guess import engine_guess
     from books.bookgen.opening import OpeningCoordinator, book_header, write_book
-    from books.bookgen.progress import Progress
+    from servicekit.progress import Progress
     from books.bookgen.store import ResultStore
     from books.bookgen.workers import LocalRedis, LocalWorkers
 
