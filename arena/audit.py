@@ -21,7 +21,7 @@ from connect4.openings import random_openings
 
 from .oracle import Unproved
 from .players import PlayerFactory
-from .progress import Progress
+from servicekit.progress import Progress
 from .stats import wilson
 
 
@@ -42,7 +42,9 @@ class MoveAudit:
 
     @property
     def played_score(self) -> int:
-        return self.scores[self.played]
+        score = self.scores[self.played]
+        assert score is not None  # the played column was open
+        return score
 
     @property
     def regret(self) -> int:
@@ -101,7 +103,7 @@ def run_audit(player: str, games: int, opening_plies: int, seed: int, oracle, fa
     g = factory.geometry
     openings = random_openings(games, opening_plies, seed, g)
     res = AuditResult(player, opponent, games, opening_plies, seed, geometry=g)
-    bar = Progress(games, "games", progress_stream) if progress_stream is not None else None
+    bar = Progress("games", games, progress_stream) if progress_stream is not None else None
     for k, opening in enumerate(openings):
         # alternate the audited player's colour: even games it moves first after the opening
         audited_first = k % 2 == 0

@@ -92,7 +92,7 @@ def fit_elo_cov(
     A difference between two ratings is much better known than either rating
     against a far-away anchor: use :func:`difference_se` for it."""
     if not players:
-        return []
+        return [], np.zeros((0, 0))
     anchor = players[0] if anchor is None else anchor
     if anchor not in players:
         raise EloError(f"anchor {anchor!r} is not one of the players")

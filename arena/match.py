@@ -57,6 +57,9 @@ class GameRecord:
         return len(self.opening) % 2
 
     def result_of(self, spec: str) -> float:
+        """``spec``'s score in this game (1, 0.5, 0); ValueError for a game not played to its end."""
+        if self.result is None:
+            raise ValueError(f"the game {self.first} against {self.second} has no result yet")
         if spec == self.first:
             return self.result
         if spec == self.second:

@@ -19,9 +19,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from connect4 import STANDARD, Geometry, Position
-from connect4.scores import end_ply, plies_to_end
+from connect4.scores import plies_to_end
+
+if TYPE_CHECKING:
+    import grpc
+
+    from connect4.bookset import BookSet
 
 PERFECT = "perfect"
 
@@ -247,7 +253,7 @@ class Via:
     solver_addr: str | None = None
 
     @classmethod
-    def parse(cls, text: str | None) -> "Via":
+    def parse(cls, text: str | None) -> Via:
         """``ENGINE_ADDR,SOLVER_ADDR``; either may be left out (``host:port,`` or ``,host:port``)."""
         if not text:
             return cls()
@@ -273,8 +279,8 @@ class PlayerFactory:
         self.books = books  # the perfect player's BookSet (connect4.bookset), or None
         self.grpc_timeout_s = grpc_timeout_s
         self.engine_books = engine_books
-        self._engine_bookset = None
-        self._channels: dict[str, object] = {}
+        self._engine_bookset: BookSet | None = None
+        self._channels: dict[str, grpc.Channel] = {}
         self._solver = None
         self._engines: dict[str, object] = {}  # one Engine (and its table) per engine spec, kept between games
 

@@ -43,8 +43,8 @@ def summarize(raw: dict, prior_draws: float = 1.0) -> dict:
             forfeits.append(g["reason"])
     pair_rows = []
     per_player = {p: {s: Tally() for s in SEATS} for p in players}
-    for (a, b), t, u in zip(pair_list, tallies, undecided):
-        row = {"a": a, "b": b}
+    for (a, b), t, u in zip(pair_list, tallies, undecided, strict=True):
+        row: dict[str, object] = {"a": a, "b": b}
         for who in (a, b):
             both = t[who]["first"].merge(t[who]["second"])
             row[who] = {"first": t[who]["first"].to_json(), "second": t[who]["second"].to_json(),
@@ -63,7 +63,7 @@ def summarize(raw: dict, prior_draws: float = 1.0) -> dict:
         player_rows.append({"player": p, "first": per_player[p]["first"].to_json(),
                             "second": per_player[p]["second"].to_json(), "total": both.to_json()})
     results = []
-    for (a, b), t in zip(pair_list, tallies):
+    for (a, b), t in zip(pair_list, tallies, strict=True):
         total = t[a]["first"].merge(t[a]["second"])
         if total.games:
             results.append(PairResult(a, b, total.games, total.points))
@@ -167,7 +167,7 @@ def markdown(raw: dict, summary: dict, command: str | None = None) -> str:
                   "|---|---|---:|---:|:---:|"]
         by_pair = {(r["a"], r["b"]): r for r in summary["pairs"]}
         steps = {(st["player"], st["below"]): st for st in summary["elo"].get("steps", [])}
-        for lower, upper in zip(players, players[1:]):
+        for lower, upper in zip(players, players[1:], strict=False):
             r = by_pair[(lower, upper)]
             t = r[upper]["total"]
             if not t["games"]:
@@ -262,8 +262,8 @@ def plots(raw: dict, summary: dict, out: Path) -> list[Path]:
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(rows) + 1.5))
     y = np.arange(len(rows))
     scores = [r["score_a"] if r["score_a"] is not None else np.nan for r in rows]
-    lo = [max(0.0, s - r["score_a_95"][0]) for s, r in zip(scores, rows)]
-    hi = [max(0.0, r["score_a_95"][1] - s) for s, r in zip(scores, rows)]
+    lo = [max(0.0, s - r["score_a_95"][0]) for s, r in zip(scores, rows, strict=True)]
+    hi = [max(0.0, r["score_a_95"][1] - s) for s, r in zip(scores, rows, strict=True)]
     ax.errorbar(scores, y, xerr=[lo, hi], fmt="o", capsize=3)
     ax.axvline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_yticks(y, [f"{r['a']} vs {r['b']}" for r in rows])

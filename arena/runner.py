@@ -17,7 +17,7 @@ from connect4.openings import random_openings
 from .match import GameRecord, play_game
 from .openings import GameSlot, schedule
 from .players import PlayerFactory, Via
-from .progress import Progress
+from servicekit.progress import Progress
 
 
 class ArenaError(RuntimeError):
@@ -80,7 +80,7 @@ def run_arena(cfg: ArenaConfig, progress_stream=None) -> dict:
         raise ValueError("an arena needs at least two players")
     openings = random_openings(cfg.games // 2, cfg.opening_plies, cfg.seed, cfg.geometry)
     slots = schedule(cfg.players, cfg.games, openings, cfg.seed, cfg.gauntlet)
-    progress = Progress(len(slots), "games", progress_stream or sys.stderr)
+    progress = Progress("games", len(slots), progress_stream or sys.stderr)
     started = time.time()
     records: list[GameRecord | None] = [None] * len(slots)
     if cfg.workers <= 1:
@@ -90,7 +90,8 @@ def run_arena(cfg: ArenaConfig, progress_stream=None) -> dict:
                 records[i] = _play_slot(slot, openings[slot.opening])
                 progress.advance(_label(records[i]))
         finally:
-            _factory.close()
+            if _factory is not None:
+                _factory.close()
     else:
         # spawn: no forked gRPC or numba state; each worker compiles (or loads
         # the numba cache) once and keeps its players' tables between games.
@@ -113,7 +114,7 @@ def run_arena(cfg: ArenaConfig, progress_stream=None) -> dict:
     return {
         "config": cfg.to_json(),
         "openings": [[c + 1 for c in o] for o in openings],
-        "games": [r.to_json() for r in records],
+        "games": [r.to_json() for r in records if r is not None],  # every slot was played
         "run": {
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
             "elapsed_s": round(time.time() - started, 2),
@@ -123,6 +124,7 @@ def run_arena(cfg: ArenaConfig, progress_stream=None) -> dict:
     }
 
 
-def _label(rec: GameRecord) -> str:
+def _label(rec: GameRecord | None) -> str:
+    assert rec is not None and rec.result is not None  # a game played to its end
     verdict = {1.0: "1-0", 0.0: "0-1", 0.5: "½-½"}[rec.result]
     return f"{rec.first} vs {rec.second} {verdict}"

@@ -125,7 +125,7 @@ class Tally:
         self.nodes += nodes
         self.ms += ms
 
-    def merge(self, other: "Tally") -> "Tally":
+    def merge(self, other: Tally) -> Tally:
         return Tally(
             self.wins + other.wins,
             self.draws + other.draws,
@@ -134,9 +134,6 @@ class Tally:
             self.nodes + other.nodes,
             self.ms + other.ms,
         )
-
-    def wdl(self) -> str:
-        return f"{self.wins}/{self.draws}/{self.losses}"
 
     def to_json(self) -> dict:
         iv = self.interval

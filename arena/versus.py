@@ -159,5 +159,6 @@ def summarize(res: VersusResult) -> str:
         return f"theoretical win held to ply {end}"
     if start_kind == 0:
         return f"theoretical draw held to ply {end}"
+    assert res.initial_score is not None  # start_kind came from it
     predicted = end_ply(res.initial_score, res.initial_ply, res.geometry)
     return f"theoretical loss from the start: lost at ply {end} (best defence lasts to ply {predicted})"

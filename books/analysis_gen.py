@@ -76,7 +76,7 @@ def tree_positions(book, g: Geometry, min_ply: int = 0, max_ply: int | None = No
     seen: set[int] = set()
     layer = [start if start is not None else Position(g)]  # positions with the book side to move
     while layer:
-        nxt = []
+        nxt: list[Position] = []
         for pos in layer:
             entry = book.lookup(pos)
             key = canonical(pos)[0]
@@ -173,8 +173,8 @@ def generate(positions: list[Position], out: Path, g: Geometry, max_seconds: flo
     todo.sort(key=lambda p: -p.ply)  # deepest first
     solver = Solver(g, tt_log2)
     children = ChildScores(solver, known)
-    for key, scores in done.items():
-        children.proved[key] = max(s for s in scores if s is not None)
+    for key, known in done.items():
+        children.proved[key] = max(s for s in known if s is not None)
     stop = np.zeros(1, dtype=np.uint8)
     stats = {"positions": len(positions), "already": len(positions) - len(todo), "written": 0,
              "gave_up": 0, "nodes": 0, "seconds": 0.0}

@@ -8,20 +8,24 @@ primitives of a board.
 
 from __future__ import annotations
 
+from typing import Any
+
 import llvmlite.ir as ir
 from numba import types
 from numba.extending import intrinsic
+
+# numba's typing and code generation hooks: their arguments are numba's own objects.
 
 _TRUE = ir.Constant(ir.IntType(1), 1)
 
 
 @intrinsic
-def popcount(typingctx, x):
+def popcount(typingctx: Any, x: Any) -> Any:
     """Number of set bits of a uint64."""
     if x != types.uint64:
         return None
 
-    def codegen(context, builder, signature, args):
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         return builder.ctpop(args[0])
 
     return types.uint64(types.uint64), codegen
@@ -33,12 +37,12 @@ popcount._set_uuid("c4:intrinsic:popcount")
 
 
 @intrinsic
-def ctz(typingctx, x):
+def ctz(typingctx: Any, x: Any) -> Any:
     """Index of the lowest set bit of a non-zero uint64."""
     if x != types.uint64:
         return None
 
-    def codegen(context, builder, signature, args):
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         # The flag says the input is never 0, which lets LLVM emit a bare TZCNT/BSF.
         return builder.cttz(args[0], _TRUE)
 

@@ -21,11 +21,17 @@ import io
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, TextIO
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from .errors import InvalidPosition
 from .geometry import STANDARD, Geometry
 from .keys import decode_key, parse_key
+
+if TYPE_CHECKING:
+    from .position import Position
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -101,7 +107,8 @@ def parse_analysis_line(line: str, g: Geometry = STANDARD) -> tuple[int, tuple[i
     return key, tuple(scores)
 
 
-def _read(lines: Iterable[str], source: str, parse, g: Geometry):
+def _read(lines: Iterable[str], source: str, parse: Callable[[str, Geometry], T | None],
+          g: Geometry) -> tuple[list[T], list[BookProblem]]:
     good, problems = [], []
     for number, line in enumerate(lines, 1):
         try:
@@ -128,14 +135,14 @@ class MoveBook:
         self.problems: list[BookProblem] = []
 
     @classmethod
-    def load(cls, path: str | os.PathLike, geometry: Geometry = STANDARD) -> "MoveBook":
+    def load(cls, path: str | os.PathLike[str], geometry: Geometry = STANDARD) -> MoveBook:
         book = cls(geometry, Path(path).name)
         with open(path, encoding="utf-8", errors="replace") as f:
             book.add_lines(f, str(path))
         return book
 
     @classmethod
-    def from_text(cls, text: str, geometry: Geometry = STANDARD, name: str = "book") -> "MoveBook":
+    def from_text(cls, text: str, geometry: Geometry = STANDARD, name: str = "book") -> MoveBook:
         book = cls(geometry, name)
         book.add_lines(io.StringIO(text), name)
         return book
@@ -149,10 +156,12 @@ class MoveBook:
     def __len__(self) -> int:
         return len(self.entries)
 
-    def __contains__(self, pos) -> bool:
-        return self.lookup(pos) is not None
+    def __contains__(self, pos: object) -> bool:
+        from .position import Position
 
-    def lookup(self, pos) -> BookEntry | None:
+        return isinstance(pos, Position) and self.lookup(pos) is not None
+
+    def lookup(self, pos: Position) -> BookEntry | None:
         """The entry for ``pos`` or its mirror image (column mirrored back)."""
         if pos.geometry != self.geometry:
             return None
@@ -175,7 +184,7 @@ class AnalysisBook:
         self.problems: list[BookProblem] = []
 
     @classmethod
-    def load(cls, path: str | os.PathLike, geometry: Geometry = STANDARD) -> "AnalysisBook":
+    def load(cls, path: str | os.PathLike[str], geometry: Geometry = STANDARD) -> AnalysisBook:
         book = cls(geometry, Path(path).name)
         with open(path, encoding="utf-8", errors="replace") as f:
             entries, book.problems = _read(f, str(path), parse_analysis_line, geometry)
@@ -185,7 +194,7 @@ class AnalysisBook:
     def __len__(self) -> int:
         return len(self.entries)
 
-    def lookup(self, pos) -> tuple[int | None, ...] | None:
+    def lookup(self, pos: Position) -> tuple[int | None, ...] | None:
         if pos.geometry != self.geometry:
             return None
         s = self.entries.get(pos.key())
@@ -199,10 +208,10 @@ class BookWriter:
     """Append-only writer: every line is flushed at once, so an interrupted run
     keeps everything written so far."""
 
-    def __init__(self, path: str | os.PathLike, header: str | None = None):
+    def __init__(self, path: str | os.PathLike[str], header: str | None = None):
         self.path = Path(path)
         fresh = not self.path.exists() or self.path.stat().st_size == 0
-        self._f: TextIO = open(self.path, "a", encoding="utf-8")
+        self._f: TextIO = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (held open past this block)
         if fresh and header:
             for line in header.splitlines():
                 self._write(f"# {line}".rstrip())
@@ -223,10 +232,10 @@ class BookWriter:
     def close(self) -> None:
         self._f.close()
 
-    def __enter__(self):
+    def __enter__(self) -> BookWriter:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 

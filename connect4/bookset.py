@@ -36,7 +36,8 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 from .book import AnalysisBook, BookEntry, BookProblem, MoveBook
 from .errors import InvalidGeometry

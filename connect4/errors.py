@@ -24,7 +24,7 @@ class IllegalMove(Connect4Error):
     for a single move) and ``column`` the column as given (1-based at edges).
     """
 
-    def __init__(self, message: str, *, column=None, index=None):
+    def __init__(self, message: str, *, column: object = None, index: int | None = None):
         super().__init__(message)
         self.column = column
         self.index = index

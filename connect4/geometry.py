@@ -7,7 +7,7 @@ wrap from one column into the next always pass through an empty sentinel.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from .errors import InvalidGeometry
@@ -43,7 +43,7 @@ class Geometry:
             )
 
     @classmethod
-    def parse(cls, size: str, k: int = 4) -> "Geometry":
+    def parse(cls, size: str, k: int = 4) -> Geometry:
         """``"7x6"`` -> Geometry(7, 6, k)."""
         try:
             w, h = (int(part) for part in size.lower().split("x"))

@@ -16,6 +16,10 @@ client sees the same lists from either program:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .position import Position
 
 
 @dataclass(frozen=True)
@@ -28,7 +32,7 @@ class Hints:
     losing_moves: list[int] = field(default_factory=list)
 
 
-def hints(pos) -> Hints:
+def hints(pos: Position) -> Hints:
     """The hints of ``pos`` for the side to move; only ``next_row`` once the game is over."""
     g = pos.geometry
     next_row = [pos.height(c) if pos.height(c) < g.height else None for c in range(g.width)]

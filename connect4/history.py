@@ -30,7 +30,7 @@ def find_history(current: int, mask: int, g: Geometry) -> list[int] | None:
     return None
 
 
-def _unplay(current, mask, g, out, seen) -> bool:
+def _unplay(current: int, mask: int, g: Geometry, out: list[int], seen: set[tuple[int, int]]) -> bool:
     if mask == 0:
         return True
     if (current, mask) in seen:

@@ -29,13 +29,18 @@ from __future__ import annotations
 import hashlib
 import re
 import types
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba import njit
 from numba.core.registry import CPUDispatcher
 
+if TYPE_CHECKING:
+    from hashlib import _Hash as Hash
 
-def _hash_code(code: types.CodeType, h) -> None:
+
+def _hash_code(code: types.CodeType, h: Hash) -> None:
     h.update(code.co_code)
     h.update(repr(code.co_names).encode())
     for const in code.co_consts:
@@ -45,9 +50,9 @@ def _hash_code(code: types.CodeType, h) -> None:
             h.update(repr(const).encode())
 
 
-def _hash_value(value, h) -> None:
+def _hash_value(value: object, h: Hash) -> None:
     if isinstance(value, CPUDispatcher):
-        h.update(str(value._uuid).encode())  # a kernel: already a fingerprint
+        h.update(str(value._uuid).encode())  # type: ignore[attr-defined]  # a kernel: already a fingerprint
     elif isinstance(value, np.ndarray):
         h.update(str(value.dtype).encode() + repr(value.shape).encode() + value.tobytes())
     elif isinstance(value, types.FunctionType):
@@ -56,7 +61,7 @@ def _hash_value(value, h) -> None:
         h.update(repr(value).encode())
 
 
-def fingerprint(fn) -> str:
+def fingerprint(fn: types.FunctionType) -> str:
     """A digest of a function's code, its closure and the kernels it names."""
     h = hashlib.sha256()
     _hash_code(fn.__code__, h)
@@ -74,11 +79,13 @@ def fingerprint(fn) -> str:
     return h.hexdigest()[:16]
 
 
-def kernel(tag: str, **options):
-    """``@njit(cache=True, nogil=True)`` with a content-derived uuid and a per-tag name."""
+def kernel(tag: str, **options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """``@njit(cache=True, nogil=True)`` with a content-derived uuid and a per-tag name.
+
+    The result is numba's dispatcher (typed by numba at each call, so ``Any`` here)."""
     safe = re.sub(r"[^0-9A-Za-z_]", "_", tag)
 
-    def wrap(fn):
+    def wrap(fn: Any) -> Any:
         fn.__qualname__ = f"{fn.__qualname__}__{safe}"
         fn.__name__ = f"{fn.__name__}__{safe}"
         dispatcher = njit(cache=True, nogil=True, **options)(fn)

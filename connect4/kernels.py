@@ -26,8 +26,9 @@ The Python-side key functions (``mirror_bits``, ``decode_key``...) are in
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 from numba import uint64
@@ -35,6 +36,9 @@ from numba import uint64
 from .bits import ctz, popcount
 from .geometry import MAX_BITS, Geometry
 from .jit import kernel
+
+Bits = Any
+"""A uint64 bitboard inside a numba kernel (numba types it; mypy cannot see numba's types)."""
 
 DIRECTIONS = ("vertical", "horizontal", "diagonal /", "diagonal \\")
 
@@ -73,7 +77,7 @@ def pons_k4_fits(g: Geometry) -> bool:
     return g.k == 4 and 3 * (g.h1 + 1) < MAX_BITS
 
 
-@lru_cache(maxsize=None)
+@cache
 def kernels_for(g: Geometry) -> SimpleNamespace:
     """Compile (or load from numba's cache) the kernels of one geometry."""
     tag = f"{g.width}x{g.height}k{g.k}"
@@ -90,14 +94,14 @@ def kernels_for(g: Geometry) -> SimpleNamespace:
     V1, V2, V3 = uint64(1), uint64(2), uint64(3)
 
     @kernel(tag)
-    def shifted(pos, offset):
+    def shifted(pos: Bits, offset: int) -> Bits:
         # Stone at x + offset moved onto x (offset may be negative).
         if offset > 0:
             return pos >> uint64(offset)
         return pos << uint64(-offset)
 
     @kernel(tag)
-    def winning_cells_table(pos, mask):
+    def winning_cells_table(pos: Bits, mask: Bits) -> Bits:
         """Empty cells where ``pos`` would complete a line of K (any K)."""
         r = uint64(0)
         for t in range(N_TERMS):
@@ -108,7 +112,7 @@ def kernels_for(g: Geometry) -> SimpleNamespace:
         return r & (BOARD ^ mask)
 
     @kernel(tag)
-    def winning_cells_k4(pos, mask):
+    def winning_cells_k4(pos: Bits, mask: Bits) -> Bits:
         """Empty cells where ``pos`` would complete 4 in a row (Pons' compute_winning_position)."""
         # vertical: three stones right below the cell
         r = (pos << V1) & (pos << V2) & (pos << V3)
@@ -123,7 +127,7 @@ def kernels_for(g: Geometry) -> SimpleNamespace:
         return r & (BOARD ^ mask)  # only empty cells of the board (no sentinels)
 
     @kernel(tag)
-    def alignment(pos):
+    def alignment(pos: Bits) -> bool:
         """True when ``pos`` holds K in a row in any direction."""
         for s in range(N_STEPS):
             d = STEPS[s]
@@ -135,12 +139,12 @@ def kernels_for(g: Geometry) -> SimpleNamespace:
         return False
 
     @kernel(tag)
-    def possible(mask):
+    def possible(mask: Bits) -> Bits:
         """The landing cell of every column that is not full."""
         return (mask + BOTTOM) & BOARD
 
     @kernel(tag)
-    def lowest_per_column(cells):
+    def lowest_per_column(cells: Bits) -> Bits:
         """The lowest cell of ``cells`` in every column, all columns at once."""
         # With each column's sentinel set, subtracting BOTTOM borrows only
         # inside a column, and y & ~(y - 1) keeps the lowest bit of each group.
@@ -148,7 +152,7 @@ def kernels_for(g: Geometry) -> SimpleNamespace:
         return y & ~(y - BOTTOM) & BOARD
 
     @kernel(tag)
-    def mirror(bits):
+    def mirror(bits: Bits) -> Bits:
         """Column c <-> column W-1-c of a bitboard or key (sentinel bits move with their column)."""
         r = uint64(0)
         for c in range(W):

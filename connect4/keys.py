@@ -57,7 +57,7 @@ def decode_key(key: int, g: Geometry = STANDARD) -> tuple[int, int]:
     return current, mask
 
 
-def position_from_key(key: int, g: Geometry = STANDARD):
+def position_from_key(key: int, g: Geometry = STANDARD) -> Position:
     """The Position with this key, with a legal move history that reaches it.
 
     Raises InvalidPosition when the stone counts cannot alternate or no order

@@ -15,17 +15,13 @@ from __future__ import annotations
 
 import re
 import string
-from typing import Iterable
+from collections.abc import Iterable
 
 from .errors import IllegalMove, InvalidPosition
 from .geometry import STANDARD, Geometry
 
 LETTERS = string.ascii_lowercase
 _COMPACT = re.compile(r"[a-z][0-9]*|[0-9]")  # "ddec", "d1d2e1c1", or one digit a move (ASCII only)
-
-
-def column_letter(col: int) -> str:
-    return LETTERS[col]
 
 
 _LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
@@ -47,7 +43,7 @@ def _accepted(geometry: Geometry) -> str:
     return f"1..{geometry.width} or a..{LETTERS[letters - 1]}"
 
 
-def parse_column(text, geometry: Geometry = STANDARD) -> int:
+def parse_column(text: str | int, geometry: Geometry = STANDARD) -> int:
     """One column as a person gives it (``4``, ``"4"``, ``"d"``) -> 0-based."""
     if isinstance(text, bool):
         raise InvalidPosition(f"column {text!r} is not a column")
@@ -71,7 +67,7 @@ def parse_column(text, geometry: Geometry = STANDARD) -> int:
     return col - 1
 
 
-def parse_moves(moves, geometry: Geometry = STANDARD) -> list[int]:
+def parse_moves(moves: str | Iterable[str | int], geometry: Geometry = STANDARD) -> list[int]:
     """A move list in any accepted notation -> 0-based columns.
 
     Raises InvalidPosition naming the offending move for bad notation, and
@@ -108,7 +104,7 @@ def parse_moves(moves, geometry: Geometry = STANDARD) -> list[int]:
     return cols
 
 
-def _tokenize(text: str, geometry: Geometry) -> list:
+def _tokenize(text: str, geometry: Geometry) -> list[str | int]:
     """Split text into one token a move: an int (1-based), a letter or a cell."""
     t = _lower(text)
     if t.startswith("[") and t.endswith("]"):
@@ -149,8 +145,3 @@ def format_cells(cols: Iterable[int], geometry: Geometry = STANDARD) -> str:
         heights[c] += 1
         out.append(f"{LETTERS[c]}{heights[c]}")
     return " ".join(out)
-
-
-def to_edge(cols: Iterable[int]) -> list[int]:
-    """0-based -> 1-based columns for JSON, gRPC and books."""
-    return [c + 1 for c in cols]

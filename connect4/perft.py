@@ -6,25 +6,29 @@ either. Counts for 7x6: 7, 49, 343, 2401, 16807, 117649, 823536, 5673234.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numba import int64, uint64
+from numba import int64
 
 from .geometry import Geometry
 from .jit import kernel
 from .kernels import kernels_for
 
+if TYPE_CHECKING:
+    from .position import Position
 
-@lru_cache(maxsize=None)
-def perft_kernel(g: Geometry):
+
+@cache
+def perft_kernel(g: Geometry) -> Any:
     W = g.width
     BOTTOM_CELL = np.array([g.bottom_cell(c) for c in range(W)], dtype=np.uint64)
     TOP = np.array([g.top_mask(c) for c in range(W)], dtype=np.uint64)
     alignment = kernels_for(g).alignment
 
     @kernel(g.name)
-    def perft(current, mask, depth):
+    def perft(current: Any, mask: Any, depth: int) -> Any:
         if depth == 0:
             return int64(1)
         cur = np.empty(depth, dtype=np.uint64)
@@ -56,7 +60,7 @@ def perft_kernel(g: Geometry):
     return perft
 
 
-def perft(pos, depth: int) -> int:
+def perft(pos: Position, depth: int) -> int:
     """Number of move sequences of ``depth`` plies from ``pos``."""
     if pos.is_over:
         return 1 if depth == 0 else 0

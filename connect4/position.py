@@ -9,7 +9,7 @@ edges convert (see :mod:`connect4.notation`).
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -44,7 +44,7 @@ class Position:
 
     # -- construction -------------------------------------------------------
     @classmethod
-    def from_moves(cls, moves: Iterable[int], geometry: Geometry = STANDARD) -> "Position":
+    def from_moves(cls, moves: Iterable[int], geometry: Geometry = STANDARD) -> Position:
         """Play 0-based columns from the empty board."""
         pos = cls(geometry)
         for index, col in enumerate(moves):
@@ -57,13 +57,13 @@ class Position:
         return pos
 
     @classmethod
-    def parse(cls, text, geometry: Geometry = STANDARD) -> "Position":
+    def parse(cls, text: str | Iterable[str | int], geometry: Geometry = STANDARD) -> Position:
         """A position from any notation :func:`connect4.notation.parse_moves` accepts."""
         from .notation import parse_moves
 
         return cls.from_moves(parse_moves(text, geometry), geometry)
 
-    def copy(self) -> "Position":
+    def copy(self) -> Position:
         other = Position.__new__(Position)
         other.geometry = self.geometry
         other.current = self.current
@@ -124,7 +124,7 @@ class Position:
             return []
         return [c for c in range(self.geometry.width) if not self.mask & self.geometry.top_mask(c)]
 
-    def check_move(self, col) -> None:
+    def check_move(self, col: object) -> None:
         """Raise IllegalMove saying why ``col`` (0-based) cannot be played."""
         g = self.geometry
         if not isinstance(col, (int, np.integer)) or isinstance(col, bool):
@@ -133,10 +133,10 @@ class Position:
             raise IllegalMove(f"column {_edge(col)} is off the board (1..{g.width})", column=col)
         if self.winner is not None:
             raise IllegalMove("the game is already over", column=col)
-        if self.mask & g.top_mask(col):
+        if self.mask & g.top_mask(int(col)):
             raise IllegalMove(f"column {_edge(col)} is full", column=col)
 
-    def play(self, col: int) -> "Position":
+    def play(self, col: int) -> Position:
         """Drop a stone of the side to move in ``col``; returns self."""
         self.check_move(col)
         col = int(col)
@@ -161,7 +161,7 @@ class Position:
         self.winner = None
         return col
 
-    def played(self, col: int) -> "Position":
+    def played(self, col: int) -> Position:
         """A copy with ``col`` played."""
         return self.copy().play(col)
 
@@ -224,7 +224,7 @@ class Position:
         return min(self.key(), self.mirror_key())
 
     # -- dunder --------------------------------------------------------------
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, Position)
             and self.geometry == other.geometry
@@ -246,9 +246,9 @@ class Position:
         return render_ascii(self)
 
 
-def _edge(col) -> str:
+def _edge(col: object) -> str:
     """A 0-based column as people see it."""
     try:
-        return str(int(col) + 1)
+        return str(int(col) + 1)  # type: ignore[call-overload]  # whatever the caller gave
     except (TypeError, ValueError):
         return repr(col)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .notation import LETTERS
+
+if TYPE_CHECKING:
+    from .position import Position
 
 SYMBOLS = {None: ".", 0: "X", 1: "O"}
 
 
-def rows(pos, symbols=None) -> list[str]:
+def rows(pos: Position, symbols: dict[int | None, str] | None = None) -> list[str]:
     """One string a row, top row first: ``X`` first player, ``O`` second, ``.`` empty."""
     symbols = symbols or SYMBOLS
     g = pos.geometry
@@ -16,7 +21,8 @@ def rows(pos, symbols=None) -> list[str]:
     ]
 
 
-def render_ascii(pos, symbols=None, spaced: bool = True, footer: str = "numbers") -> str:
+def render_ascii(pos: Position, symbols: dict[int | None, str] | None = None, spaced: bool = True,
+                 footer: str = "numbers") -> str:
     """The board with a column footer (``1 2 3 ...`` or ``a b c ...``)."""
     g = pos.geometry
     sep = " " if spaced else ""

@@ -19,7 +19,7 @@ as a measured gain. Equal defences are common: in the engine's lost games,
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 # The heuristic look-ahead: deep enough to see threats being built, shallow
 # enough that it stops short of the end (where every drawing move scores 0)

@@ -23,11 +23,11 @@ parity weighs 24, any other 6. It is computed from bitboards at the leaves
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from types import SimpleNamespace
 
 import numpy as np
-from numba import int8, int32, int64, uint64
+from numba import int64, uint64
 
 from connect4.geometry import MAX_BITS, STANDARD, Geometry
 from connect4.jit import kernel
@@ -54,7 +54,7 @@ class LineTables:
         return self.cells.shape[0]
 
 
-@lru_cache(maxsize=None)
+@cache
 def line_tables(g: Geometry) -> LineTables:
     lines = []
     for c in range(g.width):
@@ -120,7 +120,7 @@ def row_masks(g: Geometry) -> tuple[int, int]:
     return odd, even
 
 
-@lru_cache(maxsize=None)
+@cache
 def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     """Compile the evaluation kernels of one geometry (constants folded in)."""
     tag = f"{g.width}x{g.height}k{g.k}"

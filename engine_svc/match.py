@@ -11,7 +11,7 @@ opponent may still fail to win).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from connect4 import STANDARD, Geometry, Position
 from connect4.openings import random_openings
@@ -81,7 +81,7 @@ def play_match(a: str, b: str, games: int = 200, opening_plies: int = 4, seed: i
     player_b = make_player(b, geometry, seed=seed + 1, tt_mb=tt_mb, books=books)
     result = MatchResult(a, b)
     pairs = (games + 1) // 2
-    for i, opening in enumerate(random_openings(pairs, opening_plies, seed, geometry)):
+    for opening in random_openings(pairs, opening_plies, seed, geometry):
         for a_first in (True, False):
             record = play_game(player_a, player_b, opening, a_first, geometry, budget_ms)
             result.games.append(record)

@@ -11,11 +11,11 @@ no clock); the kernel looks at it before every simulation.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from types import SimpleNamespace
 
 import numpy as np
-from numba import int64, uint64
+from numba import uint64
 
 from connect4.geometry import STANDARD, Geometry
 from connect4.jit import kernel
@@ -25,7 +25,7 @@ from connect4.kernels import kernels_for
 C_PUCT = 1.5
 
 
-@lru_cache(maxsize=None)
+@cache
 def mcts_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     tag = f"{g.width}x{g.height}k{g.k}"
     W = g.width

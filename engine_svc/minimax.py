@@ -21,7 +21,7 @@ recursion cost 7 % of the speed; the check costs about 2 %.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from types import SimpleNamespace
 
 import numpy as np
@@ -51,7 +51,7 @@ CASUAL = WindowWeights()
 BLOCKER = WindowWeights(opp_three=-20, opp_two=-4)  # "hard": weighs blocking more (the opponent's threes and twos)
 
 
-@lru_cache(maxsize=None)
+@cache
 def minimax_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     tag = f"{g.width}x{g.height}k{g.k}"
     K = g.k

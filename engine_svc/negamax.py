@@ -25,7 +25,7 @@ are those of :mod:`engine_svc.scores`.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from types import SimpleNamespace
 
 import numpy as np
@@ -45,7 +45,7 @@ CHECK_EVERY = 4096  # nodes between two looks at the stop flag (a power of two)
 ST_NODES, ST_STOP, ST_BEST, ST_FIXED = 0, 1, 2, 3
 
 
-@lru_cache(maxsize=None)
+@cache
 def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     """Compile the search of one geometry; every size is a constant."""
     tag = f"{g.width}x{g.height}k{g.k}"
@@ -165,30 +165,29 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         # (a cache miss in a 64 MB table) costs more than the cutoffs it finds,
         # and those nodes are about a third of the tree.
         use_tt = depth >= 2 or at_root
-        if use_tt:
-            if tt[slot] == key:
-                d = tt[slot + uint64(1)]
-                if tt_gen(d) == gen:
-                    ts = tt_score(d)
-                    tdepth = tt_depth(d)
-                    tb = tt_bound(d)
-                    tm = tt_move(d)
-                    if tm != NO_MOVE:
-                        ttmove = tm
-                    if not at_root:  # the root always searches: it must name a column
-                        if tdepth >= depth:
-                            if tb == EXACT:
-                                return ts
-                            if tb == LOWER and ts >= beta:
-                                return ts
-                            if tb == UPPER and ts <= alpha:
-                                return ts
-                        # A proven win found at any depth is a true lower bound, a proven
-                        # loss a true upper bound, whatever depth they came from.
-                        elif ts > MATE and tb != UPPER and ts >= beta:
+        if use_tt and tt[slot] == key:
+            d = tt[slot + uint64(1)]
+            if tt_gen(d) == gen:
+                ts = tt_score(d)
+                tdepth = tt_depth(d)
+                tb = tt_bound(d)
+                tm = tt_move(d)
+                if tm != NO_MOVE:
+                    ttmove = tm
+                if not at_root:  # the root always searches: it must name a column
+                    if tdepth >= depth:
+                        if tb == EXACT:
                             return ts
-                        elif ts < -MATE and tb != LOWER and ts <= alpha:
+                        if tb == LOWER and ts >= beta:
                             return ts
+                        if tb == UPPER and ts <= alpha:
+                            return ts
+                    # A proven win found at any depth is a true lower bound, a proven
+                    # loss a true upper bound, whatever depth they came from.
+                    elif ts > MATE and tb != UPPER and ts >= beta:  # noqa: SIM114 (two rules, two comments)
+                        return ts
+                    elif ts < -MATE and tb != LOWER and ts <= alpha:
+                        return ts
 
         alpha0 = alpha
         best = -int64(INF)

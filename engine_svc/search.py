@@ -13,7 +13,7 @@ The words a person reads about a result are the players' business
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from numba import int64

@@ -148,6 +148,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
                         player = make_player(spec, pos.geometry, seed=request.seed, engine=engine,
                                              books=None if request.no_book else self.books)
                         result = player.choose(pos, budget_ms=budget, on_progress=on_progress, cancel=cancel)
+                    assert budget is not None  # an engine spec always has one (_budget)
                     result.player = f"engine:{max(1, round(budget))}"  # what played: the budget it had
                 else:
                     try:
@@ -233,12 +234,12 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
                 break
             yield item
         if "error" in box:
-            exc = box["error"]
-            if isinstance(exc, BadRequest):
-                context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-            if isinstance(exc, Stopped):
+            err = box["error"]
+            if isinstance(err, BadRequest):
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(err))
+            if isinstance(err, Stopped):
                 self._stopped(context)
-            raise exc
+            raise err
         yield engine_pb2.ThinkUpdate(result=result_to_proto(box["result"]))
 
     def Evaluate(self, request, context):
@@ -247,7 +248,8 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         except BadRequest as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         e = evaluate(pos)
-        cell = lambda c, r: common_pb2.Cell(column=c + 1, row=r + 1)
+        def cell(c, r):
+            return common_pb2.Cell(column=c + 1, row=r + 1)
         return engine_pb2.EvaluateResponse(
             score=e.score, line_score=e.line_score, threat_score=e.threat_score,
             first_threats=[cell(c, r) for c, r in e.first_threats],

@@ -19,7 +19,7 @@ import signal
 import threading
 import time
 from concurrent import futures
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc

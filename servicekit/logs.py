@@ -31,7 +31,7 @@ def new_request_id() -> str:
 
 def extra_fields(record: logging.LogRecord) -> dict:
     """The fields a call gave through ``extra=`` (and the request id), in order."""
-    out = {}
+    out: dict[str, object] = {}
     rid = REQUEST_ID.get()
     if rid:
         out["request_id"] = rid

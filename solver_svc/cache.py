@@ -40,7 +40,7 @@ class Answer:
     sign: int | None = None
     best: int | None = None
 
-    def merge(self, other: "Answer") -> None:
+    def merge(self, other: Answer) -> None:
         self.scores = self.scores if other.scores is None else other.scores
         self.score = self.score if other.score is None else other.score
         self.sign = self.sign if other.sign is None else other.sign
@@ -59,7 +59,7 @@ class Answer:
         return out
 
     @classmethod
-    def from_fields(cls, fields: dict) -> "Answer":
+    def from_fields(cls, fields: dict) -> Answer:
         def text(name):
             v = fields.get(name) if name in fields else fields.get(name.encode())
             return v.decode() if isinstance(v, bytes) else v
@@ -171,6 +171,7 @@ class AnswerCache:
     def _redis_get(self, name: str, key: int) -> Answer | None:
         if not self._redis_ok():
             return None
+        assert self._redis is not None  # _redis_ok
         try:
             fields = self._redis.hgetall(self._redis_key(name, key))
         except Exception as exc:  # redis errors of any kind: answer without the cache
@@ -190,10 +191,11 @@ class AnswerCache:
         fields = answer.to_fields()
         if not fields:
             return
+        assert self._redis is not None  # _redis_ok
         try:
             pipe = self._redis.pipeline(transaction=False)
             rk = self._redis_key(name, key)
-            pipe.hset(rk, mapping=fields)
+            pipe.hset(rk, mapping=fields)  # type: ignore[arg-type]  # the stubs' Mapping key is invariant
             if self.ttl_s:
                 pipe.expire(rk, self.ttl_s)
             pipe.execute()

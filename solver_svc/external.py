@@ -26,6 +26,7 @@ import time
 from connect4 import STANDARD, Geometry
 
 from .metrics import EXTERNAL_FAILURES, EXTERNAL_RESTARTS
+import contextlib
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +93,7 @@ def parse_answer(line: str, moves: str, pos) -> tuple[int | None, ...]:
         by_col = values
     elif len(values) == len(legal):  # only the playable columns were listed
         by_col = [FULL] * g.width
-        for c, v in zip(legal, values):
+        for c, v in zip(legal, values, strict=True):
             by_col[c] = v
     else:
         raise ExternalFailed(f"answer {line.strip()!r} has {len(values)} scores for {g.width} columns")
@@ -169,15 +170,12 @@ class ExternalProcess:
             return
         if proc.poll() is None:
             proc.kill()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):  # a process that ignores SIGKILL
             proc.wait(5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
-            pass
         for stream in (proc.stdin, proc.stdout, proc.stderr):
-            try:
-                stream.close()
-            except (OSError, ValueError):
-                pass
+            if stream is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    stream.close()
 
     def analyze(self, pos, timeout: float | None = None, cancelled=None) -> tuple[int | None, ...]:
         """The score of every column of ``pos`` (a legal 7x6 position in play).
@@ -188,6 +186,7 @@ class ExternalProcess:
                 log.warning("external solver died, restarting",
                             extra={"pid": self.proc.pid, "returncode": self.proc.returncode})
             self.start()
+        assert self.proc is not None and self.proc.stdin is not None  # started with a pipe
         try:
             self.proc.stdin.write(moves + "\n")
             self.proc.stdin.flush()

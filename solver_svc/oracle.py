@@ -91,6 +91,7 @@ class Oracle:
             scores = self._external_analyze(pos, budget)
             if scores is not None:
                 strong = _max(scores)
+                assert strong is not None  # a position in play has an open column
                 self.cache.put(pos, Answer(scores=scores, score=strong))
                 return self._count("solve", Verdict(sign(strong) if weak else strong, 0, "external", weak))
         started = time.perf_counter()
@@ -136,7 +137,7 @@ class Oracle:
             return self._count("best_move", Choice(True, hit[0], hit[1], 0, "book"))
         known = self.cache.get(pos)
         if known is not None and known.scores is not None:
-            col, score = best_of(known.scores, pos.geometry)
+            col, score = _best(known.scores, pos.geometry)
             return self._count("best_move", Choice(True, col, score, 0, "cache"))
         if known is not None and known.best is not None and known.score is not None:
             return self._count("best_move", Choice(True, known.best, known.score, 0, "cache"))
@@ -145,7 +146,7 @@ class Oracle:
                 scores = self._external_analyze(pos, budget)
                 if scores is not None:
                     self.cache.put(pos, Answer(scores=scores, score=_max(scores)))
-                    col, score = best_of(scores, pos.geometry)
+                    col, score = _best(scores, pos.geometry)
                     return self._count("best_move", Choice(True, col, score, 0, "external"))
             # The built-in solver needs no score of every column for this:
             # the value, then the columns centre first until one keeps it.
@@ -174,6 +175,7 @@ class Oracle:
         solver answers then); Unproved when the deadline passed."""
         started = time.perf_counter()
         try:
+            assert self.external is not None  # _use_external
             return self.external.analyze(pos, budget.left(), lambda: budget.cancelled)
         except ExternalTimeout as exc:
             UNPROVED.labels("external").inc()
@@ -194,3 +196,10 @@ class Oracle:
 def _max(scores) -> int | None:
     known = [s for s in scores or () if s is not None]
     return max(known) if known else None
+
+
+def _best(scores, g) -> tuple[int, int]:
+    """The best column of a full analysis (a position in play has an open column)."""
+    best = best_of(scores, g)
+    assert best is not None
+    return best

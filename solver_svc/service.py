@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from functools import lru_cache
 
 import grpc
@@ -35,7 +36,7 @@ class BadRequest(Exception):
 
 
 @lru_cache(maxsize=64)
-def _columns(g: Geometry) -> tuple[tuple[int, ...], tuple[int, ...], object]:
+def _columns(g: Geometry) -> tuple[tuple[int, ...], tuple[int, ...], Callable[[np.uint64], bool]]:
     """(top cell, bottom cell) of every column, and the line test, of a board."""
     return (tuple(g.top_mask(c) for c in range(g.width)), tuple(g.bottom_cell(c) for c in range(g.width)),
             kernels_for(g).alignment)
@@ -132,6 +133,7 @@ class SolverService(solver_pb2_grpc.SolverServiceServicer):
         except BadRequest as exc:
             log.info("bad position", extra={"error": str(exc)})
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            raise  # not reached: abort raises
 
     # -- RPCs --------------------------------------------------------------------
     @_guarded

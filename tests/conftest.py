@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import time
@@ -57,7 +56,7 @@ class RedisServer:
         sweeper of a gateway with live services never plays their turns."""
         return f"redis://127.0.0.1:{self.port}/{n}"
 
-    def start(self) -> "RedisServer":
+    def start(self) -> RedisServer:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
             [redis_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.workdir),

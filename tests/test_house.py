@@ -37,3 +37,15 @@ def test_imports_keep_the_layers_of_the_design():
     r = _run([_tool("lint-imports"), "--no-cache"])
     assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
     assert "0 broken" in r.stdout
+
+
+def test_ruff_finds_nothing_on_the_configured_paths():
+    r = _run([_tool("ruff"), "check", "--no-cache", "--output-format", "concise", "."])
+    assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
+
+
+def test_mypy_finds_nothing_on_the_configured_paths():
+    """Strict on connect4/, mypy's defaults elsewhere (``[tool.mypy]``)."""
+    r = _run([_tool("mypy"), "--no-incremental"])
+    assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
+    assert "Success" in r.stdout

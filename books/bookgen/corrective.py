@@ -28,14 +28,14 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 from connect4 import Geometry, Position
 from connect4.book import MoveBook
 from connect4.notation import format_moves
 
-from .opening import canonical_position, write_book
-from .progress import Progress
+from .opening import canonical_position
+from servicekit.progress import Progress
 from .solving import BookSolver
 
 
@@ -64,7 +64,7 @@ class Finding:
         return json.dumps(asdict(self), sort_keys=True)
 
     @classmethod
-    def from_json(cls, line: str) -> "Finding":
+    def from_json(cls, line: str) -> Finding:
         d = json.loads(line)
         for name in ("engine_moves", "engine_outcomes"):
             d[name] = {int(k): int(v) for k, v in d[name].items()}
@@ -163,7 +163,7 @@ def audit(pos: Position, depths: list[int], bs: BookSolver, known: dict[int, int
     moves = {d: engine_move(pos, d) for d in depths}
     exact = known.get(pos.canonical_key())
     if exact is not None and exact < 0:  # lost whatever the engine plays: nothing to throw away
-        return Finding(pos.key(), list(pos.moves), None, exact, moves, {d: -1 for d in depths}, -1)
+        return Finding(pos.key(), list(pos.moves), None, exact, moves, dict.fromkeys(depths, -1), -1)
     outcome_of: dict[int, int] = {}
 
     def outcome(c: int) -> int:
@@ -230,7 +230,7 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
     t0 = time.monotonic()
     generate.planned = len(todo)
     audited = 0
-    out = open(journal, "a", encoding="utf-8") if journal is not None else None
+    out = open(journal, "a", encoding="utf-8") if journal is not None else None  # noqa: SIM115 (held open past this block)
     try:
         for i, pos in enumerate(todo):
             f = done.get(pos.key())

@@ -7,7 +7,7 @@ holds the solver's move (a wrong guess costs work, never correctness).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from connect4 import Geometry, Position
 

@@ -36,6 +36,7 @@ import time
 import redis
 
 from .config import settings
+import contextlib
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ def orphans(client: redis.Redis, unheld_grace_s: float, now: float | None = None
         return []
     tags = list(taken)
     scores: list[float | None] = client.zmscore(UNACKED_INDEX_KEY, tags)  # type: ignore[arg-type, assignment]
-    delivered = dict(zip(tags, scores))
+    delivered = dict(zip(tags, scores, strict=True))
     found = []
     for tag, raw in taken.items():
         try:
@@ -135,10 +136,8 @@ class Heartbeat:
 
     def stop(self) -> None:
         self._stop.set()
-        try:
+        with contextlib.suppress(redis.RedisError):
             self.client.delete(alive_key(self.node))
-        except redis.RedisError:
-            pass
 
     def _run(self) -> None:
         in_a_row = 0  # beats that reached Redis since it was last away

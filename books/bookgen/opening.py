@@ -33,13 +33,13 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from connect4 import Geometry, Position
 from connect4.book import BookWriter, MoveBook, format_move_entry
 from connect4.notation import format_moves
 
-from .progress import Progress
+from servicekit.progress import Progress
 from .store import ResultStore
 
 Submit = Callable[[Position], None]
@@ -155,7 +155,7 @@ class OpeningCoordinator:
             unknown: list[Position] = []
             while fresh:
                 batch = [fresh.popleft() for _ in range(min(len(fresh), 500))]
-                for pos, found in zip(batch, self.store.bests([p.key() for p in batch])):
+                for pos, found in zip(batch, self.store.bests([p.key() for p in batch]), strict=True):
                     if found is not None:
                         results[pos.key()] = found
                         expand(pos.key(), found[0])
@@ -195,7 +195,7 @@ class OpeningCoordinator:
                 if self.on_poll:
                     self.on_poll()
                 keys = list(pending)
-                for key, found in zip(keys, self.store.bests(keys)):
+                for key, found in zip(keys, self.store.bests(keys), strict=True):
                     if found is None:
                         continue
                     del pending[key]

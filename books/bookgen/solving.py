@@ -20,7 +20,7 @@ Scores are Pascal Pons' (positive: the side to move wins, sooner is larger).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from connect4 import Geometry, Position
 

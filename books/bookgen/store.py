@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import socket
 import os
-from typing import Iterable, Sequence
+from collections.abc import Sequence
 
 import redis
 
@@ -54,7 +54,7 @@ class ResultStore:
         self.k_running = f"{PREFIX}:running"
 
     @classmethod
-    def from_url(cls, url: str, geometry: Geometry) -> "ResultStore":
+    def from_url(cls, url: str, geometry: Geometry) -> ResultStore:
         return cls(redis.Redis.from_url(url, socket_timeout=30, health_check_interval=30), geometry)
 
     # -- scores ------------------------------------------------------------------
@@ -71,12 +71,6 @@ class ResultStore:
 
     def put_score(self, pos: Position, score: int) -> None:
         self.r.hset(self.k_score, f"{canonical(pos)[0]:x}", score)
-
-    def put_scores(self, items: Iterable[tuple[int, int]]) -> None:
-        """(canonical key, score) pairs."""
-        mapping = {f"{k:x}": s for k, s in items}
-        if mapping:
-            self.r.hset(self.k_score, mapping=mapping)
 
     def all_scores(self) -> dict[int, int]:
         return {int(k, 16): int(v) for k, v in self.r.hgetall(self.k_score).items()}

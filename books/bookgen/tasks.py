@@ -13,6 +13,7 @@ code, like the gateway): ``bookgen.best``, ``bookgen.solve``,
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -21,7 +22,7 @@ import uuid
 import redis
 from celery.signals import task_postrun, task_prerun, worker_init, worker_ready, worker_shutdown
 
-from connect4 import STANDARD, Geometry, Position
+from connect4 import Geometry, Position
 
 from .app import app
 from solver_svc.solver import BudgetExceeded
@@ -94,10 +95,8 @@ def _warm(**_):
 
         for name in filter(None, settings().warm.split(",")):
             g = geometry_named(name.strip())
-            try:  # a few thousand nodes are enough to compile the search
+            with contextlib.suppress(BudgetExceeded):  # a few thousand nodes are enough to compile the search
                 Solver(g, tt_log2=18).solve(Position(g), node_budget=5000)
-            except BudgetExceeded:
-                pass
     except Exception:  # pragma: no cover - warming is best effort
         log.exception("warm-up failed")
 
@@ -234,4 +233,4 @@ def learn(moves, size: str = "7x6", engine: str = "auto", book: str | None = Non
 def _children_known(store: ResultStore, pos: Position) -> dict[int, int]:
     """Fresh scores of the children of ``pos`` (one round trip)."""
     keys = [pos.played(c).canonical_key() for c in pos.legal_moves() if not pos.played(c).is_over]
-    return {k: s for k, s in zip(keys, store.scores(keys)) if s is not None}
+    return {k: s for k, s in zip(keys, store.scores(keys), strict=True) if s is not None}

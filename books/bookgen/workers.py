@@ -24,6 +24,7 @@ from pathlib import Path
 from servicekit.redis_binary import require_redis_server
 
 from .config import settings
+import contextlib
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -73,7 +74,7 @@ class LocalWorkers:
             return subprocess.Popen(worker_command(name, 1, self.loglevel), env=self._env(), cwd=REPO,
                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
-    def start(self) -> "LocalWorkers":
+    def start(self) -> LocalWorkers:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         for i in range(self.count):
             self.procs.append(self._spawn(i))
@@ -117,10 +118,8 @@ class LocalWorkers:
 
 
 def _kill_group(p: subprocess.Popen) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(p.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _free_port() -> int:
@@ -142,7 +141,7 @@ class LocalRedis:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self, timeout: float = 60.0) -> "LocalRedis":
+    def start(self, timeout: float = 60.0) -> LocalRedis:
         """Start it and return once it answers PING (not merely once its port is
         open: with an append-only file to read it answers LOADING first)."""
         from servicekit.redis_ready import RedisNotReady, wait_redis_ready

@@ -105,17 +105,17 @@ def measure(moves_list: list[str], address: str | None, tt_log2: int | None, pro
                 same_scores += got == list(expected)
                 if progress and i % 200 == 0:
                     progress(f"{i}/{len(positions)} positions")
-            server_cpu = _cpu_seconds(proc.pid) - server_cpu0 if proc is not None else None
+            server_cpu = _cpu_seconds(proc.pid) - server_cpu0 if proc is not None and server_cpu0 is not None else None
     finally:
         if proc is not None:
             proc.terminate()
             proc.wait(30)
-    diffs = [(r - l) * 1e6 for r, l in zip(remote_s, local_s)]
-    same_nodes = sum(a == b for a, b in zip(local_nodes, remote_nodes))
+    diffs = [(r - loc) * 1e6 for r, loc in zip(remote_s, local_s, strict=True)]
+    same_nodes = sum(a == b for a, b in zip(local_nodes, remote_nodes, strict=True))
     # When both searched the same nodes the difference is pure overhead.
-    clean = [d for d, a, b in zip(diffs, local_nodes, remote_nodes) if a == b] or diffs
+    clean = [d for d, a, b in zip(diffs, local_nodes, remote_nodes, strict=True) if a == b] or diffs
     n = len(positions)
-    transport = sorted((r - h / 1e3) * 1e6 for r, h in zip(remote_s, server_ms))
+    transport = sorted((r - h / 1e3) * 1e6 for r, h in zip(remote_s, server_ms, strict=True))
     trimmed = sorted(clean)[len(clean) // 20: len(clean) - len(clean) // 20] or clean
     return {
         "n": n,
@@ -143,5 +143,6 @@ def measure(moves_list: list[str], address: str | None, tt_log2: int | None, pro
 
 def _cpu_seconds(pid: int) -> float:
     """User + system CPU of a process (Linux /proc), in seconds."""
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

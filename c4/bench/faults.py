@@ -382,7 +382,7 @@ def table(rows: list[FaultResult], markdown: bool) -> str:
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         lines += ["| " + " | ".join(row) + " |" for row in body]
         return "\n".join(lines)
-    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    widths = [max(len(x) for x in col) for col in zip(head, *body, strict=True)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     return "\n".join([fmt.format(*head), *(fmt.format(*row) for row in body)])
 

@@ -76,7 +76,8 @@ class HttpConn:
 
     def __init__(self, host: str, port: int):
         self.host, self.port = host, port
-        self.reader = self.writer = None
+        self.reader: asyncio.StreamReader  # set by open()
+        self.writer: asyncio.StreamWriter
 
     async def open(self) -> None:
         self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
@@ -214,7 +215,7 @@ class Stack:
         self.tmp = tempfile.mkdtemp(prefix="c4-bench-gw-")
 
     def _spawn(self, args, env) -> subprocess.Popen:
-        log = open(os.path.join(self.tmp, f"{len(self.procs)}.log"), "wb")
+        log = open(os.path.join(self.tmp, f"{len(self.procs)}.log"), "wb")  # noqa: SIM115 (held open past this block)
         p = subprocess.Popen(args, env={**os.environ, "PYTHONPATH": str(REPO), **env}, cwd=REPO,
                              stdout=log, stderr=subprocess.STDOUT)
         self.procs.append(p)
@@ -268,6 +269,7 @@ def run(args) -> int:
             print(f"bridge: {args.games} games for {args.seconds:g} s ...", file=sys.stderr)
             out["bridge"] = asyncio.run(_run_bridge(args))
         top = out.get("rest") or out.get("bridge")
+        assert top is not None  # --only names one of the two
         out.update(moves_per_s=top["moves_per_s"], p50_ms=top["p50_ms"], p99_ms=top["p99_ms"])
     finally:
         if stack:

@@ -44,7 +44,7 @@ def play_games(stub, games: int, deadline_ms: int, seed: int = 0, progress=None)
     from engine_svc.players import make_player
 
     moves_log = []  # one row per perfect-player move
-    results = Counter()
+    results: Counter[str] = Counter()
     specs = [OPPONENTS[i % len(OPPONENTS)] for i in range(games)]
     for g_index, spec in enumerate(specs):
         perfect_first = g_index % 2 == 0 if games < 2 * len(OPPONENTS) else g_index < games // 2
@@ -82,7 +82,7 @@ def summarize(run: dict) -> dict:
     n = len(moves)
     in100 = sum(1 for m in moves if m["proven"] and m["ms"] <= 100.0)
     in1s = sum(1 for m in moves if m["proven"] and m["ms"] <= 1000.0)
-    by_ply = defaultdict(lambda: [0, 0, 0])
+    by_ply: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for m in moves:
         band = f"{(m['ply'] // 4) * 4:02d}-{(m['ply'] // 4) * 4 + 3:02d}"
         by_ply[band][0] += 1

@@ -71,7 +71,7 @@ def run(args) -> int:
         books = load_setting(args.books)
         factory = PlayerFactory(STANDARD, via, books, engine_books=args.engine_books)
         if via.solver_addr:
-            oracle = GrpcOracle(via.solver_addr, STANDARD, args.deadline_ms)
+            oracle: GrpcOracle | Oracle = GrpcOracle(via.solver_addr, STANDARD, args.deadline_ms)
         else:
             oracle = Oracle(STANDARD, args.solver_nodes, books, solver=factory.solver())
         res = run_audit(args.player, args.games, args.opening_plies, args.seed, oracle, factory,

@@ -106,7 +106,7 @@ def run_opening(args) -> int:
     from books.bookgen.config import BOOK_DIR, settings
     from books.bookgen.guess import engine_guess
     from books.bookgen.opening import OpeningCoordinator, book_header, write_book
-    from books.bookgen.progress import Progress
+    from servicekit.progress import Progress
     from books.bookgen.store import ResultStore
     from books.bookgen.workers import LocalRedis, LocalWorkers
 
@@ -126,7 +126,7 @@ def run_opening(args) -> int:
         return 2
     redis_proc = LocalRedis(args.start_redis).start() if args.start_redis else None
     url = redis_proc.url if redis_proc else _redis_url(args)
-    workers = None
+    workers: LocalWorkers | None = None
     try:
         _ping(url)
         store = ResultStore.from_url(url, g)
@@ -141,6 +141,7 @@ def run_opening(args) -> int:
 
         if args.local_workers > 0:
             def restarted(n: int, code: int) -> None:
+                assert workers is not None  # called by the workers once they run
                 print(f"c4 bookgen: local worker {n} exited with {code}; started again "
                       f"({workers.restarts[n - 1]}/{args.worker_restarts}); its task goes back to the queue "
                       "when its heartbeat expires", file=sys.stderr)

@@ -85,6 +85,7 @@ def describe(pos: Position, books) -> str:
         composed = books.analysis(pos)
         if composed is not None:
             best = best_of(composed, g)
+            assert best is not None  # composed scores know every open column
             lines.append(f"  {'composed (child scores)':24} analysis  {_columns(composed)}   "
                          f"best {best[0] + 1} score {best[1]}")
     replay = {"cmd": "replay", "moves": [c + 1 for c in pos.moves], "engine_starts": pos.to_move == 1}

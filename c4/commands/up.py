@@ -96,7 +96,7 @@ def _lock_data_dir(data_dir: Path):
     started at once on one folder would share Redis's files); None when taken."""
     import fcntl
 
-    handle = open(data_dir / "stack.lock", "a")
+    handle = open(data_dir / "stack.lock", "a")  # noqa: SIM115 (held open past this block)
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:

@@ -11,6 +11,7 @@ import socket
 import threading
 
 from .plan import free_port
+import contextlib
 
 
 class ReplyDropProxy:
@@ -85,8 +86,6 @@ class ReplyDropProxy:
 
 def _close(*socks: socket.socket) -> None:
     for s in socks:
-        try:
+        with contextlib.suppress(OSError):
             s.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         s.close()

@@ -15,6 +15,7 @@ from typing import Self
 
 from .plan import free_port
 from .supervisor import stack_processes
+import contextlib
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -91,10 +92,8 @@ class UpProcess:
         stack_id = self.state().get("stack_id")
         for c in self.state().get("children", {}).values():  # a stopped child must be able to leave
             if c.get("pid"):
-                try:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(c["pid"], signal.SIGCONT)
-                except (ProcessLookupError, PermissionError):
-                    pass
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
             try:
@@ -104,10 +103,8 @@ class UpProcess:
                 self.proc.wait()
         if stack_id:
             for pid in stack_processes(stack_id):
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
         self._log.close()
 
     def __enter__(self) -> Self:

@@ -44,7 +44,9 @@ from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
+from collections.abc import Callable
+import contextlib
 
 ReadyCheck = Callable[[], "tuple[bool, str]"]
 
@@ -118,7 +120,7 @@ class LogSink:
         self.raw = raw
         self.lock = threading.Lock()
         self.width = 10
-        self.file = open(file, "a", encoding="utf-8", buffering=1) if file else None
+        self.file = open(file, "a", encoding="utf-8", buffering=1) if file else None  # noqa: SIM115 (held open)
         self._colors: dict[str, str] = {}
 
     def set_names(self, names: list[str]) -> None:
@@ -232,7 +234,7 @@ class Supervisor:
         self._stop = threading.Event()
         self._stops_requested = 0
         self._setpriv = shutil.which("setpriv")
-        self.on_change: Callable[["Supervisor"], None] | None = None
+        self.on_change: Callable[[Supervisor], None] | None = None
         self._probes = ThreadPoolExecutor(max_workers=max(1, len(specs)), thread_name_prefix="probe")
         self._written_at = 0.0
 
@@ -362,10 +364,8 @@ class Supervisor:
     def _signal_group(self, c: Child, sig: int) -> None:
         if c.proc is None:
             return
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(c.proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
 
     def _join_pump(self, c: Child) -> None:
         if c.pump is not None:
@@ -388,10 +388,8 @@ class Supervisor:
                 return False, f"{type(err).__name__}: {err}"
         if time.monotonic() >= c.next_probe_at:
             c.next_probe_at = time.monotonic() + self.PROBE_EVERY_S
-            try:
+            with contextlib.suppress(RuntimeError):  # the pool is shut down: stopping
                 c.probe = self._probes.submit(check)
-            except RuntimeError:  # the pool is shut down: stopping
-                pass
         return None
 
     def _watch(self, c: Child, now: float) -> bool:

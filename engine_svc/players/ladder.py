@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -302,7 +302,8 @@ class EnginePlayer(Player):
         self.books = books
         self.engine = engine if engine is not None else Engine(geometry, tt_mb)
 
-    def choose(self, pos, budget_ms=None, on_progress=None, use_book: bool = True, cancel=None):
+    def choose(self, pos, budget_ms: float | None = None, on_progress: Progress = None,
+               cancel: Cancel | None = None, *, use_book: bool = True) -> SearchResult:
         _check(pos, self.geometry)
         if use_book and self.books is not None:
             start = time.perf_counter()

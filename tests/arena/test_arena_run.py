@@ -1,5 +1,6 @@
 """A small real arena run: the JSON, the Markdown and the PNG plots agree with each other and with the games."""
 
+import io
 import json
 import subprocess
 import sys
@@ -109,9 +110,10 @@ def test_greedy_beats_random(run):
 
 def test_workers_give_the_same_games_as_one_process():
     base = dict(players=["random", "greedy"], games=4, opening_plies=3, seed=9)
-    one = run_arena(ArenaConfig(**base, workers=1, engine_books="none"), progress_stream=open("/dev/null", "w"))
-    two = run_arena(ArenaConfig(**base, workers=2, engine_books="none"), progress_stream=open("/dev/null", "w"))
-    strip = lambda doc: [(g["first"], g["second"], g["moves"], g["result"]) for g in doc["games"]]
+    one = run_arena(ArenaConfig(**base, workers=1, engine_books="none"), progress_stream=io.StringIO())
+    two = run_arena(ArenaConfig(**base, workers=2, engine_books="none"), progress_stream=io.StringIO())
+    def strip(doc):
+        return [(g["first"], g["second"], g["moves"], g["result"]) for g in doc["games"]]
     assert strip(one) == strip(two)
 
 
@@ -141,7 +143,7 @@ def test_plots_of_a_sweep_from_saved_games(tmp_path):
     from arena.report import write_all
 
     raw = run_arena(ArenaConfig(["random", "greedy", "gated"], 2, 2, 3, engine_books="none"),
-                    progress_stream=open("/dev/null", "w"))
+                    progress_stream=io.StringIO())
     for g in raw["games"]:  # make every game a win of the later-listed player
         later = "gated" if "gated" in (g["first"], g["second"]) else "greedy"
         g["result"] = 1.0 if g["first"] == later else 0.0

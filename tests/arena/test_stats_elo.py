@@ -126,3 +126,25 @@ def test_difference_se_two_players_against_an_anchor_by_hand():
     assert [r.elo for r in ratings] == pytest.approx([0, 0, 0], abs=1e-9)
     assert difference_se(cov, 1, 2) == pytest.approx(ELO_PER_NAT * math.sqrt(2 / 5))
     assert difference_se(cov, 1, 0) == pytest.approx(ratings[1].se)
+
+
+def test_no_players_fit_to_no_ratings_and_an_empty_covariance():
+    """The fit's (ratings, covariance) pair even when there is nothing to fit
+    (it returned a bare [] before, which unpacks into nothing)."""
+    from arena.elo import fit_elo_cov
+
+    ratings, cov = fit_elo_cov([], [])
+    assert ratings == [] and cov.shape == (0, 0)
+    assert fit_elo([], []) == []
+
+
+def test_a_game_without_a_result_says_so_instead_of_failing_on_none():
+    from arena.match import GameRecord
+
+    game = GameRecord("greedy", "random", [3])
+    with pytest.raises(ValueError, match="greedy against random has no result"):
+        game.result_of("random")
+    game.result = 1.0
+    assert (game.result_of("greedy"), game.result_of("random")) == (1.0, 0.0)
+    with pytest.raises(KeyError):
+        game.result_of("nobody")

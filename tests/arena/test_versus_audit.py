@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from arena.audit import report, run_audit, worst_moves
-from arena.oracle import Oracle, Unproved
+from arena.oracle import Oracle
 from arena.players import PlayerFactory
 from arena.versus import play_versus
 from connect4 import Position

@@ -17,7 +17,7 @@ LATE = "5554224333234511764415115"
 def _start(module: str, prefix: str, tmp_path: Path):
     port = free_port()
     env = dict(os.environ, **{f"{prefix}PORT": str(port), f"{prefix}METRICS_PORT": "0", f"{prefix}BOOKS": "none"})
-    log = open(tmp_path / f"{module}.log", "w")
+    log = open(tmp_path / f"{module}.log", "w")  # noqa: SIM115 (held open past this block)
     proc = subprocess.Popen([sys.executable, "-m", module], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=REPO)
     try:
         wait_port(port, timeout=180)

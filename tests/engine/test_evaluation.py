@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from connect4 import Geometry, Position
+from connect4 import STANDARD, Geometry, Position
 from engine_svc.evaluation import eval_kernels, evaluate, line_tables
 
 from .reference import grid_after, line_score, threat_term, threats
@@ -17,7 +17,7 @@ GEOMETRIES = [Geometry(7, 6, 4), Geometry(6, 5, 4), Geometry(8, 7, 5), Geometry(
 def test_incremental_line_score_matches_full_scan(g):
     ek = eval_kernels(g)
     rng = random.Random(7)
-    for game in range(12):
+    for _ in range(12):
         pos = Position(g)
         # int64 states at an offset, as the search keeps them
         lst = np.zeros(line_tables(g).n_lines + 3, dtype=np.int64)[3:]
@@ -49,7 +49,7 @@ def test_threat_term_matches_full_scan(g):
     ek = eval_kernels(g)
     rng = random.Random(11)
     seen_nonzero = 0
-    for game in range(15):
+    for _ in range(15):
         pos = Position(g)
         while not pos.is_over:
             pos.play(rng.choice(pos.legal_moves()))
@@ -57,7 +57,8 @@ def test_threat_term_matches_full_scan(g):
             first, second = np.uint64(pos.stones(0)), np.uint64(pos.stones(1))
             mask = np.uint64(pos.mask)
             wf, ws = ek.winning_cells(first, mask), ek.winning_cells(second, mask)
-            cells = lambda bb: {(c, r) for c in range(g.width) for r in range(g.height) if int(bb) & g.cell_bit(c, r)}
+            def cells(bb):
+                return {(c, r) for c in range(g.width) for r in range(g.height) if int(bb) & g.cell_bit(c, r)}
             assert cells(wf) == threats(grid, 0, g)
             assert cells(ws) == threats(grid, 1, g)
             term = int(ek.threat_term(np.uint64(wf), np.uint64(ws)))
@@ -66,7 +67,7 @@ def test_threat_term_matches_full_scan(g):
     assert seen_nonzero > 10  # the playouts did exercise the term
 
 
-def _term(moves, g=Geometry(7, 6, 4)):
+def _term(moves, g=STANDARD):
     pos = Position.from_moves(moves, g)
     return evaluate(pos).threat_score
 

@@ -120,7 +120,7 @@ def test_a_win_outscores_any_window_sum():
     for g in (STANDARD, Geometry(8, 7, 5), Geometry(5, 4, 3)):
         lines = sum(1 for _ in _windows(g))
         most = lines * max(CASUAL.four, BLOCKER.four) + g.height * 2 * max(CASUAL.centre, BLOCKER.centre)
-        assert WIN_VALUE - 12 > most  # the slowest win at the deepest depth still tops every leaf
+        assert most < WIN_VALUE - 12  # the slowest win at the deepest depth still tops every leaf
 
 
 # First player (to move): b1 c1 g1 g2 g3; second: b2 c2 f1 f2 b3. g4 wins now; d1

@@ -151,6 +151,5 @@ def test_cancel_raises_every_flag_at_once_and_lets_go_after_the_search():
     assert a[0] == 0  # the finished search's array is no longer touched
     with stop_on(cancel, after):
         assert after[0] == 1  # already cancelled: raised on entry
-    with pytest.raises(TypeError, match="Cancel"):
-        with stop_on(threading.Event(), after):
-            pass
+    with pytest.raises(TypeError, match="Cancel"), stop_on(threading.Event(), after):
+        pass

@@ -14,6 +14,7 @@ from servicekit.grpc_server import build_server, mark_serving
 
 from ..conftest import free_port
 from .conftest_helpers import assert_deepening
+import contextlib
 
 
 @pytest.fixture(scope="module")
@@ -223,10 +224,8 @@ def test_python_m_engine_svc_serves_when_warm(tmp_path):
             hs = health_pb2_grpc.HealthStub(channel)
             while time.monotonic() < deadline and status != health_pb2.HealthCheckResponse.SERVING:
                 assert proc.poll() is None, proc.stderr.read()
-                try:
+                with contextlib.suppress(grpc.RpcError):
                     status = hs.Check(health_pb2.HealthCheckRequest(service=""), timeout=1).status
-                except grpc.RpcError:
-                    pass
                 time.sleep(0.2)
             assert status == health_pb2.HealthCheckResponse.SERVING
             r = engine_pb2_grpc.EngineServiceStub(channel).Move(

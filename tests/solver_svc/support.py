@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import grpc
 
-from c4proto.connect4.v1 import common_pb2, solver_pb2, solver_pb2_grpc
+from c4proto.connect4.v1 import common_pb2
 
 # Cheap positions with known scores (Pons' test sets: Test_L3_R1 and Test_L2_R1).
 KNOWN = [

@@ -128,7 +128,7 @@ def test_malformed_lines_are_named_and_skipped(tmp_path):
 def test_a_service_with_a_bad_book_serves_its_good_entries(tmp_path):
     pos = Position.parse(DEEP)
     scores = solver().analyze(pos)
-    path = write(tmp_path / "7x6-analysis-test.txt", [
+    write(tmp_path / "7x6-analysis-test.txt", [
         "garbage line here",
         format_analysis_entry(pos.mirror_key(), reversed(scores)),  # stored as the mirror image
         "40810204081 1 2 3",
