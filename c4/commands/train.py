@@ -118,12 +118,12 @@ def run_dqn(args) -> int:
         return _fail(str(exc))
     if (bad := _torch_or_fail()) is not None:
         return bad
-    from arena.progress import Progress
+    from servicekit.progress import Progress
     from c4.training import dqn
     from c4.training.report import write_outputs
     from engine_svc.learned.weights import write_weights
 
-    bar = Progress(cfg.episodes, "episodes")
+    bar = Progress("episodes", cfg.episodes)
     bar.done = 0
     result = dqn.train(cfg, out, progress=lambda e: bar.advance() if e > bar.done else None,
                        log=lambda s: print(s, file=sys.stderr))

@@ -32,11 +32,11 @@ def positions(out: Path, name: str, games: int, seed: int, exclude: set[int] | N
 
 
 def label(out: Path, name: str, samples, node_budget: int) -> dict:
-    from arena.progress import Progress
+    from servicekit.progress import Progress
 
     from .labels import label_positions, load_labels, summarize
 
-    bar = Progress(len(samples), f"{name} positions labelled")
+    bar = Progress(f"{name} positions labelled", len(samples))
     label_positions(samples, out / name, node_budget=node_budget, strong_budget=int(node_budget * 0.3),
                     progress=lambda i: bar.advance(n=i - bar.done))
     bar.finish()
