@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from redis.exceptions import RedisError
+from redis.exceptions import OutOfMemoryError, RedisError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import connect4
@@ -69,7 +70,11 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = Store(settings.redis_url, settings.game_ttl_s)
+        store = Store(settings.redis_url, settings.game_ttl_s, settings.finished_ttl_s,
+                      connect_timeout_s=settings.redis_connect_timeout_s,
+                      socket_timeout_s=settings.redis_socket_timeout_s,
+                      max_connections=settings.redis_max_connections,
+                      pool_timeout_s=settings.redis_pool_timeout_s)
         services = Services(settings.engine_addr, settings.solver_addr, settings.rpc_timeout_s, settings.rpc_retries)
         games = Games(store, services, settings)
         app.state.settings = settings
@@ -110,7 +115,11 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     @app.exception_handler(GameError)
     async def game_error(request: Request, exc: GameError) -> JSONResponse:
         request.scope["c4_error_code"] = exc.code
-        return JSONResponse(exc.body(), status_code=exc.status)
+        response = JSONResponse(exc.body(), status_code=exc.status)
+        if exc.retry_after_s is not None or exc.status in (429, 503):
+            retry = exc.retry_after_s if exc.retry_after_s is not None else settings.retry_after_s
+            response.headers["Retry-After"] = str(max(1, math.ceil(retry)))
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -127,8 +136,14 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         return _error(exc.status_code, code, detail, request)
 
     async def redis_down(request: Request, exc: Exception) -> JSONResponse:
+        if isinstance(exc, OutOfMemoryError):
+            log.warning("redis full", extra={"error": repr(exc)})
+            return _error(507, "storage_full", "the game store is full (Redis maxmemory): nothing was saved; "
+                          "finished games expire and free room, try again later", request)
         log.warning("redis unavailable", extra={"error": repr(exc)})
-        return _error(503, "service_unavailable", f"redis unavailable: {exc}", request)
+        response = _error(503, "service_unavailable", f"redis unavailable: {exc}", request)
+        response.headers["Retry-After"] = str(settings.retry_after_s)
+        return response
 
     app.add_exception_handler(RedisError, redis_down)
     app.add_exception_handler(ConnectionError, redis_down)

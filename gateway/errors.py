@@ -19,6 +19,9 @@ STATUS = {
     "nothing_to_undo": 409,
     "not_allowed": 409,
     "game_not_over": 409,
+    "rate_limited": 429,
+    "busy": 429,
+    "storage_full": 507,
     "learning_unavailable": 503,
     "learning_failed": 502,
     "service_unavailable": 503,
@@ -30,11 +33,13 @@ STATUS = {
 class GameError(Exception):
     """An error with a stable ``code``; ``state`` is the unchanged game when known."""
 
-    def __init__(self, code: str, message: str, state: dict[str, Any] | None = None):
+    def __init__(self, code: str, message: str, state: dict[str, Any] | None = None,
+                 retry_after_s: float | None = None):
         super().__init__(message)
         self.code = code
         self.message = message
         self.state = state
+        self.retry_after_s = retry_after_s  # a Retry-After header (429, 503)
 
     @property
     def status(self) -> int:

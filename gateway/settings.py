@@ -30,6 +30,27 @@ class GatewaySettings(BaseSettings):
     learn_timeout_s: float = 120.0  # wait for a bookgen worker's learn report, then learning_unavailable
     learn_queue: str = "c4.learn"  # the queue bookgen workers take bookgen.learn from
     max_body_bytes: int = 1 << 20  # a request body over this is refused with 413 too_large
+    finished_ttl_s: int = 24 * 3600  # a finished game expires this long after its last change
+    # Redis: every wait bounded; a Redis that does not answer gives 503 with Retry-After
+    redis_connect_timeout_s: float = 2.0
+    redis_socket_timeout_s: float = 2.0  # one command's answer
+    redis_max_connections: int = 64  # the pool every request shares (a request waits for a free one)
+    redis_pool_timeout_s: float = 1.0  # the longest wait for a free pooled connection
+    retry_after_s: int = 1  # Retry-After of a 503 or 429
+    # WebSockets
+    ws_max_bytes: int = 64 * 1024  # a larger frame closes the socket (1009)
+    ws_per_client: int = 50  # open WebSockets per client address (process-wide); more get 429
+    # per client address, per gateway process: token buckets (a burst of N, then N a minute)
+    creates_per_minute: int = 120
+    analyses_per_minute: int = 120
+    # analysis by callers who are not players of the game
+    public_analysis_concurrency: int = 2  # at once per process; more get 429
+    public_analysis_max_deadline_ms: int = 10000  # a longer deadline_ms is cut to this
+    # HTTP connections
+    max_header_bytes: int = 16 * 1024  # request line and headers over this: 431
+    header_timeout_s: float = 10.0  # a connection that has not sent its headers by then is closed
+    keep_alive_timeout_s: float = 5.0  # an idle kept-alive connection is closed after this
+    limit_concurrency: int = 2048  # connections + requests at once; more get 503
     workers: int = 1  # HTTP + bridge processes sharing the ports (all state is in Redis)
     log_level: str = "INFO"
     # -- agents: the bridge's table, MCP, authentication (docs/api.md) --

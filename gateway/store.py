@@ -17,6 +17,18 @@ No other module names a key: they all go through :class:`Store`.
 The save is one Lua script: check the version, write, refresh the TTL, update
 the pending/active sets and publish, all atomically, so two moves for the same
 turn can never both land and every watcher sees every change in order.
+
+Every save carries an operation id, kept with the document (the hash's ``ops``:
+the last few saves' ids). A reply lost on the way back (the connection cut after
+Redis ran the script) makes redis-py send the save again on a new connection;
+that retry finds its own id and answers "landed" instead of ``conflict``, so a
+write that landed is never refused.
+
+Every wait is bounded: connect and command timeouts, a pool that waits at most
+a set time for a free connection; a command that times out is not retried (a
+Redis that does not answer gives 503 quickly). A full Redis (``maxmemory`` with
+the ``noeviction`` policy) refuses the script's first write, so nothing is half
+written; the client gets 507 ``storage_full``.
 """
 
 from __future__ import annotations
@@ -31,7 +43,6 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .document import Game
 from .errors import GameError
@@ -42,6 +53,7 @@ EVENTS = "c4:events:{}"
 PENDING = "c4:pending"
 ACTIVE = "c4:active"
 CLAIM = "c4:claim:{}:{}"
+CLOCK_READ_S = 60.0
 HUB = "c4:hub:{}"  # a gateway process's own pub/sub channel, kept subscribed (hub.py says why)
 NAMESPACED = "c4:ns:{}:{}"
 TABLE = "c4:table:{}"
@@ -50,17 +62,34 @@ SECRET = "c4:secret"
 # KEYS: game, pending, active, channel, claim of the new version, claim of the expected version
 # ARGV: expected version ("0" = must not exist), new version, doc, ttl, pending flag,
 #       pending score, id, message, active flag, now, claim owner ("" = none), claim ttl ms,
-#       carry flag ("1": a change that is not a move; whoever plays the turn keeps it)
+#       carry flag ("1": a change that is not a move; whoever plays the turn keeps it),
+#       operation id, the latest time (Redis's clock) the save may run at
+# Returns 1 (saved), 2 (saved before: this operation's id is among the game's last ones),
+# -1 (conflict), -2 (no such game), -3 (too late: its client has given up waiting).
 CAS = """
 local v = redis.call('HGET', KEYS[1], 'v')
+local ops = v and redis.call('HGET', KEYS[1], 'ops') or ''
 if ARGV[1] == '0' then
-  if v then return -1 end
+  if v then
+    if string.find(' ' .. ops .. ' ', ' ' .. ARGV[14] .. ' ', 1, true) then return 2 end
+    return -1
+  end
 elseif not v then
   return -2
 elseif v ~= ARGV[1] then
+  if string.find(' ' .. ops .. ' ', ' ' .. ARGV[14] .. ' ', 1, true) then return 2 end
   return -1
 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'doc', ARGV[3])
+-- A save that reaches Redis after its client stopped waiting (Redis was frozen,
+-- its queue long) is not applied: the client was told it failed.
+local t = redis.call('TIME')
+if tonumber(t[1]) + tonumber(t[2]) / 1000000 > tonumber(ARGV[15]) then return -3 end
+-- keep the last OPS_KEPT operation ids (a space-separated list, oldest first)
+local kept = {}
+for op in string.gmatch(ops, '%S+') do kept[#kept + 1] = op end
+while #kept >= OPS_KEPT do table.remove(kept, 1) end
+kept[#kept + 1] = ARGV[14]
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'doc', ARGV[3], 'ops', table.concat(kept, ' '))
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 if ARGV[5] == '1' then
   redis.call('ZADD', KEYS[2], ARGV[6], ARGV[7])
@@ -80,7 +109,7 @@ elseif ARGV[13] == '1' then
   if owner then redis.call('SET', KEYS[5], owner, 'PX', ARGV[12]) end
 end
 return 1
-"""
+""".replace("OPS_KEPT", "16")
 
 # Claim a turn: free, or already ours.
 CLAIM_TURN = """
@@ -134,16 +163,25 @@ return 0
 
 
 class Store:
-    def __init__(self, url: str, ttl_s: int):
+    def __init__(self, url: str, ttl_s: int, finished_ttl_s: int | None = None, *,
+                 connect_timeout_s: float = 2.0, socket_timeout_s: float = 2.0,
+                 max_connections: int = 64, pool_timeout_s: float = 1.0):
         # After a Redis restart the pooled connections are dead: an idle one is pinged
         # before use (health_check_interval) and a command that meets a dropped
-        # connection is retried on a fresh one. A retried save cannot apply twice: its
-        # version check answers `conflict` if the first attempt did land.
-        self.redis = aioredis.Redis.from_url(
-            url, decode_responses=True, max_connections=256, health_check_interval=2,
-            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
-            retry_on_error=[RedisConnectionError, RedisTimeoutError])
+        # connection is retried on a fresh one. A retried save cannot apply twice and
+        # is not refused: it finds its operation id. A command that timed out is not
+        # retried: a hung Redis answers 503 within the timeouts, not their multiple.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, decode_responses=True, health_check_interval=2,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3, supported_errors=(RedisConnectionError,)),
+            socket_connect_timeout=connect_timeout_s, socket_timeout=socket_timeout_s,
+            max_connections=max_connections, timeout=pool_timeout_s)
+        self.redis = aioredis.Redis.from_pool(pool)
         self.ttl_s = ttl_s
+        self.finished_ttl_s = finished_ttl_s or ttl_s
+        self.socket_timeout_s = socket_timeout_s
+        self._clock_offset: float | None = None  # Redis's clock minus ours
+        self._clock_read = 0.0
         self._cas = self.redis.register_script(CAS)
         self._release = self.redis.register_script(RELEASE)
         self._renew = self.redis.register_script(RENEW)
@@ -151,6 +189,18 @@ class Store:
         self._table_adopt = self.redis.register_script(TABLE_ADOPT)
         self._ns_adopt = self.redis.register_script(NS_ADOPT)
         self.hub = Hub(self.redis, HUB.format(secrets.token_hex(8)))
+
+    async def _redis_now(self) -> float:
+        """Now on Redis's clock (its offset from ours read once a minute), for the
+        save's deadline: clocks of two machines need not agree."""
+        mono = time.monotonic()
+        if self._clock_offset is None or mono - self._clock_read > CLOCK_READ_S:
+            before = time.time()
+            sec, usec = await self.redis.time()
+            after = time.time()
+            self._clock_offset = sec + usec / 1e6 - (before + after) / 2
+            self._clock_read = mono
+        return time.time() + self._clock_offset
 
     async def close(self) -> None:
         await self.hub.close()
@@ -170,26 +220,35 @@ class Store:
         return Game.from_json(raw)
 
     async def save(self, doc: Game, expected: int, event: dict[str, Any], pending: bool, active: bool,
-                   claim_owner: str = "", claim_ttl_ms: int = 0, carry_claim: bool = False) -> None:
+                   claim_owner: str = "", claim_ttl_ms: int = 0, carry_claim: bool = False,
+                   op: str | None = None) -> bool:
         """Write ``doc`` (its version already bumped) if the stored version is ``expected``.
 
         With ``claim_owner``, the opponent's turn at the new version is claimed for
         it in the same atomic step (saves a round trip on every move). With
         ``carry_claim`` (a change that is not a move), whoever held the turn at
-        ``expected`` holds it at the new version too, so its search stays the one."""
+        ``expected`` holds it at the new version too, so its search stays the one.
+
+        Returns True when this save wrote, False when it had landed already (the
+        reply of an earlier attempt was lost; ``op`` names the operation). A
+        finished game keeps the shorter TTL."""
         now = time.time()
         res = await self._cas(
             keys=[GAME.format(doc.id), PENDING, ACTIVE, EVENTS.format(doc.id),
                   CLAIM.format(doc.id, doc.version), CLAIM.format(doc.id, expected)],
-            args=[str(expected), str(doc.version), doc.to_json(), self.ttl_s,
+            args=[str(expected), str(doc.version), doc.to_json(), self.ttl_s if active else self.finished_ttl_s,
                   "1" if pending else "0", now, doc.id, json.dumps(event, separators=(",", ":")),
                   "1" if active else "0", now, claim_owner if pending else "", claim_ttl_ms,
-                  "1" if carry_claim and pending else "0"],
+                  "1" if carry_claim and pending else "0", op or secrets.token_hex(8),
+                  f"{await self._redis_now() + self.socket_timeout_s:.6f}"],
         )
         if res == -2:
             raise GameError("unknown_game", f"no game {doc.id!r} (it may have expired)")
-        if res != 1:
+        if res == -3:
+            raise GameError("service_unavailable", "redis answered too late: the change was not saved; try again")
+        if res not in (1, 2):
             raise GameError("conflict", "the game changed at the same moment (another move or undo); reload and retry")
+        return bool(res == 1)
 
     async def publish(self, game_id: str, event: dict[str, Any]) -> None:
         await self.redis.publish(EVENTS.format(game_id), json.dumps(event, separators=(",", ":")))

@@ -4,10 +4,17 @@
 saves with the store's compare-and-set on the version the change was built
 on (:meth:`Store.save`), so concurrent requests from any number of gateways
 give one winner and clear ``conflict`` errors.
+
+Each commit is one operation with its own id, sent with the save: when the
+reply of a save that landed is lost and redis-py sends it again, the store
+answers "landed" and the commit succeeds with the stored state, instead of
+refusing a write that is there (a create would leave an orphan, a join a seat
+nobody holds).
 """
 
 from __future__ import annotations
 
+import secrets
 import time
 from typing import Any
 
@@ -47,10 +54,10 @@ class Writer:
         doc.updated = time.time()
         state = self.view(doc, None, pos)
         try:
-            await self.store.save(doc, expected, {"type": "state", "state": state},
-                                  pending=doc.program_to_move, active=not doc.is_over,
-                                  claim_owner=self.owner if claim else "", claim_ttl_ms=CLAIM_TTL_MS,
-                                  carry_claim=carry)
+            wrote = await self.store.save(doc, expected, {"type": "state", "state": state},
+                                          pending=doc.program_to_move, active=not doc.is_over,
+                                          claim_owner=self.owner if claim else "", claim_ttl_ms=CLAIM_TTL_MS,
+                                          carry_claim=carry, op=secrets.token_hex(8))
         except GameError as exc:
             if exc.code == "conflict" and exc.state is None and seat is not None:  # a player's request
                 try:
@@ -58,4 +65,8 @@ class Writer:
                 except GameError:
                     pass
             raise
+        if not wrote:  # a retried save that had landed: answer with what is stored now
+            stored = await self.store.load(doc.id)
+            if stored.version != doc.version:
+                return self.view(stored, None)
         return state
