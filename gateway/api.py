@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Query, Request, Response, WebSocket, WebSocketDisconnect
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from redis.exceptions import RedisError
 
 from .errors import GameError
+from .limits import RateLimit, SocketCount, client_address
 from .games import Games
 from .hub import RESYNC
 from .metrics import WS_CLIENTS
@@ -37,9 +40,13 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorBody, "description": "unknown_game"},
     409: {"model": ErrorBody, "description": "not_your_turn, game_over, conflict, invite_used, nothing_to_undo, "
                                              "game_not_over"},
+    413: {"model": ErrorBody, "description": "too_large (the body)"},
+    429: {"model": ErrorBody, "description": "rate_limited, busy (with Retry-After)"},
+    431: {"model": ErrorBody, "description": "headers_too_large"},
     502: {"model": ErrorBody, "description": "service_error, learning_failed"},
     503: {"model": ErrorBody, "description": "service_unavailable, learning_unavailable (the game is kept)"},
     504: {"model": ErrorBody, "description": "timeout (the game is kept)"},
+    507: {"model": ErrorBody, "description": "storage_full (Redis is full; nothing was saved)"},
 }
 
 
@@ -52,7 +59,8 @@ class CreateGame(Body):
     width: int = Field(7, description="columns")
     height: int = Field(6, description="rows")
     k: int = Field(4, description="stones in a row that win")
-    opponent: str | None = Field(None, description="player spec (engine:1000, minimax:5, random, ...), perfect, or human")
+    opponent: str | None = Field(None, description="player spec (engine:1000, minimax:5, random, ...), "
+                                                   "perfect, or human")
     you: Literal["red", "yellow"] | None = Field(None, description="your colour; red moves first")
     engine_starts: bool | None = Field(None, description="same as you=yellow")
     think_ms: int = Field(0, description="opponent's time per move, 50..60000; 0 = the spec's own time")
@@ -72,7 +80,9 @@ class HintsBody(Body):
 
 
 class SettingsBody(Body):
-    think_ms: int = Field(..., description="the opponent's time per move from its next move on, 50..60000")
+    think_ms: int | None = Field(None, description="the opponent's time per move from its next move on, 50..60000")
+    allow_analysis: bool | None = Field(None, description="your yes or no to analysis while the game is played "
+                                                          "(between two people it takes both)")
 
 
 class ReplayBody(Body):
@@ -83,6 +93,8 @@ class ReplayBody(Body):
 
 class JoinBody(Body):
     invite: str
+    allow_analysis: bool = Field(False, description="let anyone analyse the game while it is played "
+                                                    "(it takes both players' yes)")
 
 
 def _json(content: Any, status: int = 200) -> Response:
@@ -93,6 +105,15 @@ def _json(content: Any, status: int = 200) -> Response:
 def games(request: Request) -> Games:
     found: Games = request.app.state.games
     return found
+
+
+def _limit(request: Request, name: str, what: str) -> None:
+    """429 with Retry-After when this client address has used its rate of ``name``."""
+    limit: RateLimit = getattr(request.app.state, name)
+    wait = limit.take(client_address(request.client))
+    if wait > 0:
+        raise GameError("rate_limited", f"too many {what} from this address (at most {limit.capacity:g} a minute); "
+                        f"try again in {wait:.1f} s", retry_after_s=wait)
 
 
 def _token(header: str | None, query: str | None) -> str | None:
@@ -111,6 +132,7 @@ async def list_opponents(request: Request) -> Response:
 @router.post("/games", status_code=201, summary="Create a game", responses=ERRORS, response_model=None)
 async def create_game(request: Request, body: CreateGame | None = None,
                       wait: bool = Query(True)) -> Response:
+    _limit(request, "creates", "games created")
     body = body or CreateGame.model_validate({})
     return _json(await games(request).create(**body.model_dump(), wait=wait), 201)
 
@@ -123,7 +145,7 @@ async def get_game(request: Request, game_id: str, x_player_token: Token = None,
 
 @router.post("/games/{game_id}/join", summary="Take the invited seat", responses=ERRORS, response_model=None)
 async def join_game(request: Request, game_id: str, body: JoinBody) -> Response:
-    return _json(await games(request).join(game_id, body.invite))
+    return _json(await games(request).join(game_id, body.invite, body.allow_analysis))
 
 
 @router.post("/games/{game_id}/moves", summary="Play a move; waits for the opponent's answer unless wait=false",
@@ -151,7 +173,10 @@ async def hints(request: Request, game_id: str, body: HintsBody, x_player_token:
              responses=ERRORS, response_model=None)
 async def settings(request: Request, game_id: str, body: SettingsBody, x_player_token: Token = None,
                    token: TokenQ = None) -> Response:
-    return _json(await games(request).set_think(game_id, _token(x_player_token, token), body.think_ms))
+    if body.think_ms is None and body.allow_analysis is None:
+        raise GameError("bad_request", "give think_ms or allow_analysis")
+    return _json(await games(request).set_think(game_id, _token(x_player_token, token), body.think_ms,
+                                                body.allow_analysis))
 
 
 @router.post("/games/{game_id}/replay", summary="Replace the move list", responses=ERRORS, response_model=None)
@@ -162,11 +187,13 @@ async def replay(request: Request, game_id: str, body: ReplayBody, x_player_toke
                                              body.engine_starts, w))
 
 
-@router.get("/games/{game_id}/analysis", summary="Each column's exact score from the solver", responses=ERRORS, response_model=None)
+@router.get("/games/{game_id}/analysis", summary="Each column's exact score from the solver", responses=ERRORS,
+            response_model=None)
 async def analysis(request: Request, game_id: str, deadline_ms: int = Query(10000, ge=10, le=120000),
-                   ply: int | None = Query(None, description="the position after the first N moves (default: now)")
-                   ) -> Response:
-    return _json(await games(request).analysis(game_id, deadline_ms, ply))
+                   ply: int | None = Query(None, description="the position after the first N moves (default: now)"),
+                   x_player_token: Token = None, token: TokenQ = None) -> Response:
+    _limit(request, "analyses", "analyses")
+    return _json(await games(request).analysis(game_id, deadline_ms, ply, _token(x_player_token, token)))
 
 
 @router.post("/games/{game_id}/learn",
@@ -193,24 +220,47 @@ async def _reload(g: Games, game_id: str) -> dict[str, Any]:
 @router.websocket("/games/{game_id}/ws")
 async def game_ws(websocket: WebSocket, game_id: str) -> None:
     g: Games = websocket.app.state.games
-    await websocket.accept()
+    sockets: SocketCount = websocket.app.state.sockets
+    who = client_address(websocket.client)
+    if not sockets.open(who):
+        await _deny(websocket, sockets.cap)
+        return
     try:
-        state = await g.get(game_id)
-    except GameError as exc:
-        await websocket.send_json({"type": "error", "error": {"code": exc.code, "message": exc.message}})
-        await websocket.close(code=4404)
-        return
-    except (RedisError, OSError) as exc:  # Redis away: say so, and close as "try again later"
-        await websocket.send_json({"type": "error", "error": {
-            "code": "service_unavailable", "message": f"redis unavailable: {exc}; connect again in a moment"}})
-        await websocket.close(code=1013)
-        return
+        await _game_ws(websocket, g, game_id)
+    finally:
+        sockets.close(who)
+
+
+async def _deny(websocket: WebSocket, cap: int) -> None:
+    """429 before the handshake: this client has its share of sockets open."""
+    retry = str(websocket.app.state.settings.retry_after_s)
+    body = {"error": {"code": "rate_limited", "message": f"this client has {cap} WebSockets open already; "
+                                                           "close one first"}}
+    try:
+        await websocket.send_denial_response(JSONResponse(body, status_code=429, headers={"Retry-After": retry}))
+    except RuntimeError:  # a server without the denial extension: close before accepting
+        await websocket.close(code=1008)
+
+
+async def _game_ws(websocket: WebSocket, g: Games, game_id: str) -> None:
+    await websocket.accept()
     WS_CLIENTS.inc()
     watch = None
     try:
-        watch = await g.store.watch(game_id)
-        # The state after subscribing, so no change can fall between the two.
-        state = await g.get(game_id)
+        try:
+            watch = await g.store.watch(game_id)
+            # The state from a read after the subscription, so no change can fall
+            # between the two; watchers connecting together share one read.
+            state = await g.shared_reads.state(game_id, g.shared_reads.mark())
+        except GameError as exc:
+            await websocket.send_json({"type": "error", "error": {"code": exc.code, "message": exc.message}})
+            await websocket.close(code=4404)
+            return
+        except (RedisError, OSError) as exc:  # Redis away: say so, and close as "try again later"
+            await websocket.send_json({"type": "error", "error": {
+                "code": "service_unavailable", "message": f"redis unavailable: {exc}; connect again in a moment"}})
+            await websocket.close(code=1013)
+            return
         await websocket.send_json({"type": "state", "state": state})
         seen = state["version"]
 
@@ -269,7 +319,5 @@ async def game_ws(websocket: WebSocket, game_id: str) -> None:
     finally:
         WS_CLIENTS.dec()
         if watch is not None:
-            try:
+            with contextlib.suppress(Exception):
                 await watch.close()
-            except Exception:
-                pass

@@ -25,7 +25,7 @@ from .auth import BearerAuthMiddleware
 from .bridge import Bridge
 from .errors import GameError
 from .games import Games
-from .limits import BodyLimitMiddleware
+from .limits import BodyLimitMiddleware, RateLimit, SocketCount
 from .mcp_identity import McpIdentityMiddleware
 from .mcp_server import build_mcp
 from .metrics import GAMES_IN_PLAY, ObservabilityMiddleware
@@ -81,6 +81,9 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         app.state.store = store
         app.state.services = services
         app.state.games = games
+        app.state.sockets = SocketCount(settings.ws_per_client)
+        app.state.creates = RateLimit(settings.creates_per_minute)
+        app.state.analyses = RateLimit(settings.analyses_per_minute)
         mcp.gateway = games  # the tools reach the games through this
         mcp.on_gateway_ready()
         games.start()
@@ -175,10 +178,8 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
 
     @app.get("/metrics", include_in_schema=False)
     async def metrics(request: Request) -> Response:
-        try:
+        with contextlib.suppress(Exception):
             GAMES_IN_PLAY.set(await request.app.state.store.games_in_play())
-        except Exception:
-            pass
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/mcp", include_in_schema=False)

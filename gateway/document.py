@@ -37,19 +37,31 @@ class Seat:
     joined: bool = True  # False: a person's seat still waiting for its invite
     token_hash: str | None = None  # SHA-256 of the player token (never the token)
     invite_hash: str | None = None  # SHA-256 of the open seat's invite
+    hints: bool = False  # this person sees hints (for its own moves only)
+    allow_analysis: bool = False  # this person lets anyone analyse the game while it is played
 
     @property
     def is_program(self) -> bool:
         return self.kind in PROGRAM_KINDS
 
+    def player(self) -> tuple[str, str | None, bool, str | None]:
+        """Who sits here (not the person's switches: hints, analysis)."""
+        return self.kind, self.spec, self.joined, self.token_hash
+
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "spec": self.spec, "joined": self.joined, "token_hash": self.token_hash,
-                "invite_hash": self.invite_hash}
+                "invite_hash": self.invite_hash, "hints": self.hints, "allow_analysis": self.allow_analysis}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Seat:
-        return cls(kind=d["kind"], spec=d.get("spec"), joined=d.get("joined", True),
-                   token_hash=d.get("token_hash"), invite_hash=d.get("invite_hash"))
+    def from_dict(cls, d: dict[str, Any], hints: bool = False, allow_analysis: bool = False) -> Seat:
+        """``hints``, ``allow_analysis``: the game's own flags, for a game saved before
+        they were per seat."""
+        kind = d["kind"]
+        person = kind not in PROGRAM_KINDS
+        return cls(kind=kind, spec=d.get("spec"), joined=d.get("joined", True),
+                   token_hash=d.get("token_hash"), invite_hash=d.get("invite_hash"),
+                   hints=bool(d.get("hints", hints and person)),
+                   allow_analysis=bool(d.get("allow_analysis", allow_analysis and person)))
 
 
 @dataclass
@@ -62,8 +74,7 @@ class Game:
     moves: list[int] = field(default_factory=list)  # 0-based columns
     version: int = 0
     think_ms: int = 0  # the opponent's time per move; 0 = its spec's own
-    hints_on: bool = False
-    allow_analysis: bool = True
+    allow_analysis: bool = True  # its creator's choice; between two people each seat's counts (analysis_open)
     last_search: dict[str, Any] | None = None  # the opponent's last search, as clients see it
     resigned: bool = False
     result: dict[str, Any] | None = None  # {"winner": colour or None, "reason": line | draw | resigned}
@@ -78,7 +89,7 @@ class Game:
         return {
             "id": self.id, "version": self.version, "width": self.width, "height": self.height, "k": self.k,
             "seats": {c: s.to_dict() for c, s in self.seats.items()}, "moves": self.moves,
-            "think_ms": self.think_ms, "hints_on": self.hints_on, "allow_analysis": self.allow_analysis,
+            "think_ms": self.think_ms, "allow_analysis": self.allow_analysis,
             "last_search": self.last_search, "resigned": self.resigned, "result": self.result,
             "winning_cells": self.winning_cells, "message": self.message, "created": self.created,
             "updated": self.updated, "next_game": self.next_game,
@@ -89,11 +100,12 @@ class Game:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Game:
+        hints, allow = bool(d.get("hints_on")), bool(d.get("allow_analysis", True))
         return cls(
             id=d["id"], version=int(d["version"]), width=d["width"], height=d["height"], k=d["k"],
-            seats={c: Seat.from_dict(d["seats"][c]) for c in COLORS}, moves=list(d["moves"]),
-            think_ms=int(d.get("think_ms") or 0), hints_on=bool(d.get("hints_on")),
-            allow_analysis=bool(d.get("allow_analysis", True)), last_search=d.get("last_search"),
+            seats={c: Seat.from_dict(d["seats"][c], hints, allow) for c in COLORS}, moves=list(d["moves"]),
+            think_ms=int(d.get("think_ms") or 0),
+            allow_analysis=allow, last_search=d.get("last_search"),
             resigned=bool(d.get("resigned")), result=d.get("result"), winning_cells=d.get("winning_cells") or [],
             message=d.get("message") or "", created=d.get("created", 0.0), updated=d.get("updated", 0.0),
             next_game=d.get("next_game"),
@@ -127,6 +139,35 @@ class Game:
     def program_to_move(self) -> bool:
         """An opponent program must play now."""
         return not self.is_over and self.seats[self.color_to_move].is_program
+
+    @property
+    def between_people(self) -> bool:
+        """Two persons play (both seats joined)."""
+        return all(not s.is_program and s.joined for s in self.seats.values())
+
+    @property
+    def analysis_open(self) -> bool:
+        """May anyone ask for exact analysis now? Between two people, while the
+        game is played, only when both allow it; once it is over, always."""
+        if self.between_people:
+            return self.is_over or all(s.allow_analysis for s in self.seats.values())
+        return self.allow_analysis
+
+    def hints_for(self, color: str | None) -> bool:
+        """Does the person at ``color`` get hints now (its own turn, its hints on)?"""
+        return (color is not None and self.seats[color].hints and not self.is_over
+                and self.color_to_move == color and self.seats[color].joined)
+
+    @property
+    def hints_on(self) -> bool:
+        """Some person of the game has hints on (what a watcher's view says)."""
+        return any(s.hints for s in self.seats.values())
+
+    def same_turn(self, other: Game) -> bool:
+        """The same moves and the same players (a change of switches or think time
+        leaves an opponent's turn as it was)."""
+        return self.moves == other.moves and all(
+            self.seats[c].player() == other.seats[c].player() for c in COLORS)
 
     def against_person(self, color: str) -> bool:
         """The other seat is a person (or an agent) who has joined."""

@@ -25,6 +25,7 @@ from .metrics import LEARN_REQUESTS
 from .opponent import Opponent, verdict
 from .players import GATEWAY_SPECS, HUMAN, PERFECT, check_spec
 from .services import Services
+from .shared_reads import SharedReads
 from .settings import GatewaySettings
 from .store import Store
 from .turns import Turns
@@ -59,6 +60,8 @@ class Games:
         self.writer = Writer(store, settings, self.owner)
         self.turns = Turns(self.writer, TurnLease(store, self.owner), Opponent(services, store))
         self.learner = Learner(settings.redis_url, settings.learn_queue, settings.learn_timeout_s)
+        self.shared_reads = SharedReads(self.get)  # watchers' first states
+        self.public_analyses = 0  # analyses running now for callers who are not players
 
     # -- helpers ------------------------------------------------------------------
     def view(self, doc: Game, you: str | None = None, pos: Position | None = None) -> dict[str, Any]:
@@ -126,7 +129,8 @@ class Games:
             raise GameError("bad_request", f"think_ms {think_ms} must be 50..60000 (or 0 for the opponent's own time)")
         token = model.new_token()
         invite = None
-        mine = Seat(kind=player, token_hash=model.token_hash(token))
+        mine = Seat(kind=player, token_hash=model.token_hash(token), hints=bool(hints),
+                    allow_analysis=bool(allow_analysis))
         if opponent == "human":
             invite = model.new_token()
             other = Seat(kind="human", joined=False, invite_hash=model.token_hash(invite))
@@ -134,7 +138,7 @@ class Games:
             other = Seat(kind="opponent", spec=opponent)
         seats = {you: mine, other_color(you): other}
         doc = Game(id=model.new_id(), width=g.width, height=g.height, k=g.k,
-                   seats={c: seats[c] for c in COLORS}, think_ms=int(think_ms), hints_on=bool(hints),
+                   seats={c: seats[c] for c in COLORS}, think_ms=int(think_ms),
                    allow_analysis=bool(allow_analysis))
         doc.created = doc.updated = time.time()
         state = await self.commit(doc, 0)
@@ -166,10 +170,12 @@ class Games:
                     raise
         raise AssertionError("unreachable")
 
-    async def join(self, game_id: str, invite: str | None) -> dict[str, Any]:
-        return await self._again_on_conflict(lambda: self._join(game_id, invite))
+    async def join(self, game_id: str, invite: str | None, allow_analysis: bool = False) -> dict[str, Any]:
+        """Take the invited seat. ``allow_analysis``: let anyone analyse the game while
+        it is played (between two people it takes both players' yes)."""
+        return await self._again_on_conflict(lambda: self._join(game_id, invite, allow_analysis))
 
-    async def _join(self, game_id: str, invite: str | None) -> dict[str, Any]:
+    async def _join(self, game_id: str, invite: str | None, allow_analysis: bool = False) -> dict[str, Any]:
         doc = await self.store.load(game_id)
         for color in COLORS:
             seat = doc.seats[color]
@@ -177,6 +183,7 @@ class Games:
                 expected = doc.version
                 token = model.new_token()
                 seat.joined, seat.token_hash, seat.invite_hash = True, model.token_hash(token), None
+                seat.allow_analysis = bool(allow_analysis)
                 state = await self.commit(doc, expected, seat=color)
                 state["you"] = color
                 return {"state": state, "token": token, "seat": color}
@@ -261,20 +268,29 @@ class Games:
         doc = await self.store.load(game_id)
         seat = self.authorize(doc, token)
         expected = doc.version
-        doc.hints_on = bool(on)
+        doc.seats[seat].hints = bool(on)  # each player's own: the other player and watchers see none
         await self.commit(doc, expected, carry=True, seat=seat)
         return self.view(doc, seat)
 
-    async def set_think(self, game_id: str, token: str | None, think_ms: object) -> dict[str, Any]:
-        return await self._again_on_conflict(lambda: self._set_think(game_id, token, think_ms))
+    async def set_think(self, game_id: str, token: str | None, think_ms: object,
+                        allow_analysis: bool | None = None) -> dict[str, Any]:
+        """The think time of the game (``None``: unchanged) and your yes or no to analysis."""
+        return await self._again_on_conflict(lambda: self._set_think(game_id, token, think_ms, allow_analysis))
 
-    async def _set_think(self, game_id: str, token: str | None, think_ms: object) -> dict[str, Any]:
+    async def _set_think(self, game_id: str, token: str | None, think_ms: object,
+                         allow_analysis: bool | None = None) -> dict[str, Any]:
         doc = await self.store.load(game_id)
         seat = self.authorize(doc, token)
-        if isinstance(think_ms, bool) or not isinstance(think_ms, int) or not 50 <= think_ms <= 60000:
+        if think_ms is not None and (isinstance(think_ms, bool) or not isinstance(think_ms, int)
+                                     or not 50 <= think_ms <= 60000):
             raise GameError("bad_request", f"think_ms {think_ms!r} must be 50..60000", self.view(doc, seat))
         expected = doc.version
-        doc.think_ms = think_ms
+        if isinstance(think_ms, int):
+            doc.think_ms = think_ms
+        if allow_analysis is not None:
+            doc.seats[seat].allow_analysis = allow_analysis
+            if not doc.between_people:
+                doc.allow_analysis = allow_analysis
         state = await self.commit(doc, expected, carry=True, seat=seat)
         state["you"] = seat
         return state
@@ -326,10 +342,31 @@ class Games:
         state["you"] = seat
         return state
 
-    async def analysis(self, game_id: str, deadline_ms: int = 10000, ply: int | None = None) -> dict[str, Any]:
+    async def analysis(self, game_id: str, deadline_ms: int = 10000, ply: int | None = None,
+                       token: str | None = None) -> dict[str, Any]:
+        """Each column's exact score. Callers who are not players of the game (no
+        token of a seat) get at most ``public_analysis_max_deadline_ms`` and share
+        ``public_analysis_concurrency`` solver calls (more: 429 ``busy``)."""
         doc = await self.store.load(game_id)
-        if not doc.allow_analysis:
-            raise GameError("analysis_disabled", "analysis is not allowed in this game", self.view(doc))
+        if not doc.analysis_open:
+            why = ("in a game between two people, analysis is open while it is played only when both players "
+                   "allow it (settings allow_analysis), and always once it is over" if doc.between_people
+                   else "analysis is not allowed in this game")
+            raise GameError("analysis_disabled", why, self.view(doc))
+        if model.seat_of(doc, token) is not None:
+            return await self._analysis(doc, deadline_ms, ply)
+        deadline_ms = min(deadline_ms, self.settings.public_analysis_max_deadline_ms)
+        if self.public_analyses >= self.settings.public_analysis_concurrency:
+            raise GameError("busy", f"{self.public_analyses} analyses for watchers are running; try again in a "
+                            "moment (players of the game, with their token, are not limited)", self.view(doc),
+                            retry_after_s=self.settings.retry_after_s)
+        self.public_analyses += 1
+        try:
+            return await self._analysis(doc, deadline_ms, ply)
+        finally:
+            self.public_analyses -= 1
+
+    async def _analysis(self, doc: Game, deadline_ms: int, ply: int | None) -> dict[str, Any]:
         if ply is not None and not 0 <= ply <= len(doc.moves):
             raise GameError("bad_request", f"ply {ply} is not in 0..{len(doc.moves)}", self.view(doc))
         moves = doc.moves[:ply] if ply is not None else doc.moves
@@ -337,7 +374,8 @@ class Games:
         ply = len(moves)
         over = pos.is_over
         out: dict[str, Any] = {"version": doc.version, "ply": ply, "to_move": None if over else COLORS[ply & 1],
-                               "columns": [], "best": [], "nodes": 0, "source": "", "elapsed_ms": 0.0}
+                               "columns": [], "best": [], "nodes": 0, "source": "", "elapsed_ms": 0.0,
+                               "deadline_ms": deadline_ms}
         if over:
             out["columns"] = [{"column": c + 1, "score": None, "verdict": None} for c in range(doc.width)]
             return out

@@ -69,7 +69,7 @@ class TurnLease:
                 live = await self.store.renew(game_id, version, self.owner, CLAIM_TTL_MS)
                 if live:
                     latest = await self.store.load(game_id)
-                    live = latest.moves == doc.moves and latest.seats == doc.seats and not latest.is_over
+                    live = latest.same_turn(doc) and not latest.is_over
             except GameError:
                 live = False  # expired
             except Exception as exc:  # Redis away for a moment: try again next time

@@ -129,7 +129,7 @@ def game_result(doc: Game, you: str | None, name: str, public_url: str) -> dict[
                    "how": how, "line": doc.winning_cells or []}
     ls = doc.last_search
     hints = None
-    if doc.hints_on and status == "your_move":
+    if doc.hints_for(you) and status == "your_move":  # the agent's own seat's hints
         hints = model.hints_json(doc.position())
     spec = doc.seats[other].spec if other else None
     if other and doc.seats[other].kind != "opponent":
@@ -143,10 +143,10 @@ def game_result(doc: Game, you: str | None, name: str, public_url: str) -> dict[
         "your_turn": status == "your_move", "game_over": over, "result": outcome,
         "history": [c + 1 for c in doc.moves],
         "rows": model.board_rows(doc.moves, doc.width, doc.height),
-        "hints_on": bool(doc.hints_on), "hints": hints,
+        "hints_on": bool(doc.seats[you].hints if you else doc.hints_on), "hints": hints,
         "last_search": None if not ls else {k: ls.get(k) or 0 for k in ("col", "score", "depth", "nodes", "millis")}
         | {"book": bool(ls.get("book")), "proven": bool(ls.get("proven"))},
-        "opponent": spec, "allow_analysis": bool(doc.allow_analysis),
+        "opponent": spec, "allow_analysis": bool(doc.analysis_open),
         "watch_url": model.watch_url(public_url, doc.id),
         "message": plain_words(doc, you), "note": note,
     }

@@ -315,8 +315,8 @@ def build_mcp() -> Connect4MCP:
     async def connect4_analyze(ctx: Context[Any, Any],
                                game: args.GameName = "default") -> Annotated[CallToolResult, AnalysisResult]:
         async def body(caller: Caller) -> CallToolResult:
-            doc, _token, seat = await named(caller, game, create=False)
-            analysis = await gateway().analysis(doc.id)
+            doc, token, seat = await named(caller, game, create=False)
+            analysis = await gateway().analysis(doc.id, token=token)
             lines = [f"column {c['column']}: {c['verdict'] or 'full'}"
                      + ("" if c["score"] is None else f" (score {c['score']})") for c in analysis["columns"]]
             return result(caller, doc, seat, game, {"columns": analysis["columns"], "best": analysis["best"]},

@@ -83,7 +83,7 @@ def public_state(game: Game, public_url: str, you: str | None = None, pos: Posit
         last_move = {"column": col + 1, "row": moves.count(col), "color": COLORS[(len(moves) - 1) & 1]}
     st = status(game)
     hints = None
-    if game.hints_on and st == "to_move":
+    if game.hints_for(you) and st == "to_move":  # a player's own hints; watchers see none
         hints = hints_json(pos if pos is not None else game.position())
     return {
         "id": game.id,
@@ -91,7 +91,8 @@ def public_state(game: Game, public_url: str, you: str | None = None, pos: Posit
         "width": game.width,
         "height": game.height,
         "k": game.k,
-        "seats": {c: {"kind": s.kind, "spec": s.spec, "joined": s.joined} for c, s in game.seats.items()},
+        "seats": {c: {"kind": s.kind, "spec": s.spec, "joined": s.joined, "hints_on": s.hints,
+                      "allow_analysis": s.allow_analysis} for c, s in game.seats.items()},
         "you": you,
         "moves": [c + 1 for c in moves],
         "ply": len(moves),
@@ -103,9 +104,9 @@ def public_state(game: Game, public_url: str, you: str | None = None, pos: Posit
         "last_move": last_move,
         "last_search": game.last_search,
         "think_ms": game.think_ms,
-        "hints_on": game.hints_on,
+        "hints_on": game.seats[you].hints if you else game.hints_on,
         "hints": hints,
-        "allow_analysis": game.allow_analysis,
+        "allow_analysis": game.analysis_open,
         "resigned": game.resigned,
         "message": game.message,
         "created": game.created,

@@ -78,7 +78,7 @@ def state(doc: Game, human: str) -> dict[str, Any]:
         out["last_search"] = {k: ls.get(k, 0) for k in ("col", "score", "depth", "nodes", "millis")}
     if doc.resigned:
         out["resigned"] = True
-    if doc.hints_on and st == "human_to_move":
+    if doc.hints_for(human) and st == "human_to_move":  # the bridge's own seat's hints
         out["hints"] = model.hints_json(doc.position())
     return out
 

@@ -178,7 +178,7 @@ class Store:
             max_connections=max_connections, timeout=pool_timeout_s)
         self.redis = aioredis.Redis.from_pool(pool)
         self.ttl_s = ttl_s
-        self.finished_ttl_s = finished_ttl_s or ttl_s
+        self.finished_ttl_s = min(finished_ttl_s, ttl_s) if finished_ttl_s else ttl_s
         self.socket_timeout_s = socket_timeout_s
         self._clock_offset: float | None = None  # Redis's clock minus ours
         self._clock_read = 0.0

@@ -24,6 +24,7 @@ from .opponent import Opponent, spec_to_move
 from .players import think_ms_of
 from .store import Store
 from .writes import CLAIM_TTL_MS, Writer
+import contextlib
 
 log = logging.getLogger(__name__)
 
@@ -177,7 +178,7 @@ class Turns:
                 if exc.code != "conflict":
                     raise
                 latest = await self.store.load(game_id)
-                if (latest.moves != doc.moves or latest.seats != doc.seats or latest.is_over
+                if (not latest.same_turn(doc) or latest.is_over
                         or not latest.program_to_move
                         or not await self.lease.claim(game_id, latest.version)):
                     return latest, False
@@ -195,10 +196,8 @@ class Turns:
         for t in tasks:
             t.cancel()
         for t in tasks:
-            try:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await t
-            except (asyncio.CancelledError, Exception):
-                pass
 
     async def _sweep(self) -> None:
         rounds = 0

@@ -25,6 +25,7 @@ from .errors import GameError
 from .model import public_state
 from .settings import GatewaySettings
 from .store import Store
+import contextlib
 
 # A claim on an opponent's turn lives this long unless its owner renews it
 # (every third of it) while the services think: a crashed gateway's turn is
@@ -60,10 +61,8 @@ class Writer:
                                           carry_claim=carry, op=secrets.token_hex(8))
         except GameError as exc:
             if exc.code == "conflict" and exc.state is None and seat is not None:  # a player's request
-                try:
+                with contextlib.suppress(GameError):
                     exc.state = self.view(await self.store.load(doc.id), seat)
-                except GameError:
-                    pass
             raise
         if not wrote:  # a retried save that had landed: answer with what is stored now
             stored = await self.store.load(doc.id)

@@ -119,7 +119,11 @@ class Gateway(Proc):
             C4_GATEWAY_BRIDGE_PORT=self.bridge_port, C4_GATEWAY_ENGINE_ADDR=engine_addr,
             C4_GATEWAY_SOLVER_ADDR=solver_addr, C4_GATEWAY_PUBLIC_URL=f"http://127.0.0.1:{self.port}",
             C4_GATEWAY_RPC_TIMEOUT_S=5, C4_GATEWAY_SWEEP_INTERVAL_S=0.3, C4_GATEWAY_BRIDGE_OPPONENT="random",
-            C4_GATEWAY_DEFAULT_OPPONENT="random")
+            C4_GATEWAY_DEFAULT_OPPONENT="random",
+            # the suite makes games and analyses fast from one address: per-client limits off
+            # here (0), tests/gateway/test_limits.py sets its own
+            C4_GATEWAY_CREATES_PER_MINUTE=0, C4_GATEWAY_ANALYSES_PER_MINUTE=0, C4_GATEWAY_WS_PER_CLIENT=100000,
+            C4_GATEWAY_PUBLIC_ANALYSIS_CONCURRENCY=1000)
         env.update(extra)  # a caller's settings win
         super().__init__(name, [sys.executable, "-m", "gateway"], _base_env(**env))
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import contextlib
 
 
 class RedisProxy:
@@ -159,7 +160,5 @@ def _names(data: bytes, command: bytes) -> bool:
 
 
 def _close(sock: socket.socket) -> None:
-    try:
+    with contextlib.suppress(OSError):
         sock.close()
-    except OSError:
-        pass

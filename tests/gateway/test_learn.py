@@ -300,7 +300,8 @@ def test_learn_from_a_game_played_against_the_engine_service(engine_gateway, boo
             if state["result"]["winner"] == "red":
                 break
         assert state["result"]["winner"] == "red", "the random engine player won four games in a row"
-        assert state["seats"]["yellow"] == {"kind": "opponent", "spec": "random", "joined": True}
+        yellow = state["seats"]["yellow"]
+        assert (yellow["kind"], yellow["spec"], yellow["joined"]) == ("opponent", "random", True)
         before = book_lines(book)
         r = c.post(f"/api/v1/games/{gid}/learn", headers={"X-Player-Token": token})
         assert r.status_code == 200, r.text

@@ -338,6 +338,9 @@ def test_web_page_static_files_and_version(client):
 
 def test_analysis_of_an_earlier_ply_is_checked(client):
     gid, red, yellow = new_pvp(client)
+    for tok in (red, yellow):  # between two people, analysis in play takes both players' yes
+        assert client.post(f"/api/v1/games/{gid}/settings", json={"allow_analysis": True},
+                           headers={"X-Player-Token": tok}).status_code == 200
     play(client, gid, red, 4)
     r = client.get(f"/api/v1/games/{gid}/analysis", params={"ply": 5})
     assert r.status_code == 400 and error_of(r) == "bad_request"
