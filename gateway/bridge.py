@@ -188,11 +188,12 @@ class Session:
         pos = Position(g)
         for i, c in enumerate(cols):
             if pos.is_over or not pos.can_play(c - 1):
-                doc = Game(id="", width=g.width, height=g.height, k=g.k, moves=list(pos.moves),
-                           seats={"red": Seat("llm"), "yellow": Seat("opponent")},
-                           hints_on=template.hints_on if template else self.table.hints({}))
-                doc.settle(pos)
                 human = "yellow" if engine_starts else "red"
+                hints = template.hints_on if template else self.table.hints({})
+                doc = Game(id="", width=g.width, height=g.height, k=g.k, moves=list(pos.moves),
+                           seats={c: Seat("llm", hints=hints) if c == human else Seat("opponent")
+                                  for c in ("red", "yellow")})
+                doc.settle(pos)
                 return f"illegal replay move {i + 1} (col {c})", rs_format.state(doc, human)
             pos.play(c - 1)
         return None

@@ -39,7 +39,7 @@ class Learner:
     @property
     def app(self) -> Any:
         if self._app is None:  # imported on first use: most gateways never learn
-            from celery import Celery  # type: ignore[import-untyped]
+            from celery import Celery
 
             app = Celery("c4gateway", broker=self.redis_url, backend=self.redis_url)
             app.conf.update(task_serializer="json", result_serializer="json", accept_content=["json"],

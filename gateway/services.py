@@ -22,8 +22,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-import grpc  # type: ignore[import-untyped]
-from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from c4proto.connect4.v1 import common_pb2, engine_pb2, engine_pb2_grpc, solver_pb2, solver_pb2_grpc
 from servicekit.logs import REQUEST_ID, REQUEST_ID_HEADER
