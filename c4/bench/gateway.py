@@ -239,7 +239,9 @@ class Stack:
         self._spawn([sys.executable, "-m", "gateway"], {
             "REDIS_URL": redis_url, "C4_GATEWAY_PORT": str(http_port), "C4_GATEWAY_BRIDGE_PORT": str(bridge_port),
             "C4_GATEWAY_ENGINE_ADDR": f"127.0.0.1:{engine_port}", "C4_GATEWAY_LOG_LEVEL": "WARNING",
-            "C4_GATEWAY_BRIDGE_OPPONENT": args.opponent})
+            "C4_GATEWAY_BRIDGE_OPPONENT": args.opponent,
+            # one client making games as fast as it can: the per-address limits would measure themselves
+            "C4_GATEWAY_CREATES_PER_MINUTE": "0", "C4_GATEWAY_ANALYSES_PER_MINUTE": "0"})
         args.url = f"http://127.0.0.1:{http_port}"
         args.bridge = f"127.0.0.1:{bridge_port}"
         _wait(lambda: httpx.get(args.url + "/healthz", timeout=1).status_code == 200, 60, "gateway")
