@@ -57,6 +57,11 @@ def register(sub) -> None:
                    metavar="S",
                    help="restart the stack's own Redis when it has not answered for S seconds (default 15; "
                         "0: only report it; $C4_UP_REDIS_HANG_RESTART_S)")
+    p.add_argument("--redis-maxmemory-mb", type=argtypes.int_in(1, 1 << 20), default=env("C4_UP_REDIS_MAXMEMORY_MB", "1024"),
+                   metavar="MB",
+                   help="memory cap of the stack's own Redis, with the policy noeviction: a full Redis refuses writes "
+                        "(the gateway answers 507) and never evicts a game or the bookgen queue (default 1024; "
+                        "$C4_UP_REDIS_MAXMEMORY_MB)")
     p.add_argument("--start-timeout", type=argtypes.float_in(0, lo_open=True), default=900.0,
                    help="seconds a stage may take to become ready (a cold numba cache compiles first)")
     p.add_argument("--raw-logs", action="store_true", help="show the children's JSON log lines as they are")
@@ -135,6 +140,7 @@ def run(args) -> int:
             public_url=args.public_url,
             workers=max(0, args.workers), stack_id=stack_id,
             redis_ping_timeout_s=args.redis_ping_timeout, redis_hang_restart_s=args.redis_hang_restart or None,
+            redis_maxmemory_mb=args.redis_maxmemory_mb,
         )
         stack = plan.build(opts)
         metrics_port = args.metrics_port or plan.free_port()

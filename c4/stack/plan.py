@@ -93,6 +93,7 @@ class StackOptions:
     stack_id: str = "stack"
     redis_ping_timeout_s: float = 1.0  # liveness ping of the stack's own Redis
     redis_hang_restart_s: float | None = 15.0  # restart it after this long without an answer (None: only report)
+    redis_maxmemory_mb: int = 1024  # its memory cap; noeviction: full means writes refused, nothing evicted
     python: str = field(default_factory=lambda: sys.executable)
 
 
@@ -175,6 +176,7 @@ def build(opts: StackOptions) -> Stack:
             name="redis",
             argv=[binary, "--port", str(redis_port), "--bind", loop, "--dir", str(redis_dir.resolve()),
                   "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
+                  "--maxmemory", f"{opts.redis_maxmemory_mb}mb", "--maxmemory-policy", "noeviction",
                   "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "notice",
                   *redis_title_args(binary)],
             ready=lambda url=redis_url: probe.redis_ping(url, 1.0),

@@ -104,6 +104,31 @@ def test_the_redis_watch_settings_reach_the_plan(tmp_path):
     assert not ok and why
 
 
+def test_the_stacks_redis_is_capped_and_never_evicts(tmp_path):
+    """The Redis that c4 up starts has --redis-maxmemory-mb as its cap and the policy noeviction,
+    so a full Redis refuses writes (507 at the gateway) instead of evicting a game or the queue."""
+    import subprocess
+
+    import redis as redis_py
+
+    from c4.main import build_parser
+    from servicekit.redis_ready import wait_redis_ready
+
+    assert build_parser().parse_args(["up", "--redis-maxmemory-mb", "64"]).redis_maxmemory_mb == 64
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["up", "--redis-maxmemory-mb", "0"])
+    spec = plan.build(options(tmp_path, redis_maxmemory_mb=64)).specs[0]
+    proc = subprocess.Popen(spec.argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_redis_ready(spec.info["url"], 30.0, proc)
+        client = redis_py.Redis.from_url(spec.info["url"])
+        assert client.config_get("maxmemory")["maxmemory"] == str(64 << 20)
+        assert client.config_get("maxmemory-policy")["maxmemory-policy"] == "noeviction"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_a_data_dir_that_is_a_file_is_refused_in_one_line(tmp_path, capsys):
     from c4.main import main
 
