@@ -4,7 +4,8 @@ alert agree, and the game goes on when the connection is back."""
 
 from __future__ import annotations
 
-from tests.web.helpers import discs, game_state, my_turn, open_new_game, settled, shot, wait_ply
+from tests.web.helpers import (discs, game_state, layout_shifts, my_turn, open_new_game, settled, shot, wait_ply,
+                               watch_layout_shifts)
 from tests.web.test_recovery import badge_and_alert_agree, conn_state
 
 
@@ -45,3 +46,24 @@ def test_actions_taken_offline_are_dropped_visibly(page):
     wait_ply(page, 4)
     st = game_state(page)
     assert st["id"] == before["id"] and st["moves"][:3] == [4, before["moves"][1], 3]
+
+
+def test_the_badge_changing_state_moves_nothing(page):
+    """'live', 'offline', 'reconnecting…' differ in width: the badge keeps one box, so no state
+    change of the connection is a layout shift (a resignation test once saw it move by 61 px)."""
+    open_new_game(page, opponent="random", youStart=True, think=0.05)
+    my_turn(page)
+    conn_state(page, "open")
+    box = page.locator("#conn").bounding_box()
+    watch_layout_shifts(page)
+    page.context.set_offline(True)
+    conn_state(page, "offline")
+    assert page.locator("#conn").bounding_box() == box
+    page.evaluate("""() => { const t = document.querySelector('#conn .conn-text');
+                          t.textContent = 'reconnecting…'; return t.offsetWidth; }""")
+    assert page.locator("#conn").bounding_box() == box
+    page.context.set_offline(False)
+    conn_state(page, "open")
+    assert page.locator("#conn").bounding_box() == box
+    badge = {"conn", "dot", "conn-text"}
+    assert [s for s in layout_shifts(page) if any(src["node"] in badge for src in s["sources"])] == []
