@@ -170,8 +170,9 @@ class Player(threading.Thread):
                 state = self._move(game, state)
                 played += 1
                 if state is not None and played % self.analyse_every == 0:
+                    # its own game's analysis, as its player (a watcher's is capped: 429 busy)
                     self._call("analysis", "GET", f"/api/v1/games/{game.id}/analysis",
-                               params={"ply": len(state["moves"])})
+                               params={"ply": len(state["moves"])}, headers={"X-Player-Token": game.token})
         self.client.close()
 
 
