@@ -315,6 +315,15 @@ function connStatus(s) {
   if (s === "reconnecting" && !app.recovering) recover();
 }
 
+/** This viewer's own hint switch: a player's seat's (hints are per seat; a
+ * state from the WebSocket says at top level whether any player has them on),
+ * a watcher's local one. */
+function ownHintsOn(st) {
+  if (!app.seat) return app.hintsLocal;
+  const seat = st.seats && st.seats[app.seat];
+  return seat && seat.hints_on !== undefined ? !!seat.hints_on : !!st.hints_on;
+}
+
 /** The badge: "offline" whenever the page knows the gateway cannot be reached
  * (the alert then says so too), else the WebSocket's state. */
 function renderConn() {
@@ -513,8 +522,8 @@ async function toggleHints() {
   if (!app.st) return;
   if (!app.seat) { app.hintsLocal = !app.hintsLocal; render(false); return; }
   try {
-    const st = stateOf(await api.hints(app.id, app.token, !app.st.hints_on));
-    settings.rememberHints(st.hints_on);
+    const st = stateOf(await api.hints(app.id, app.token, !ownHintsOn(app.st)));
+    settings.rememberHints(ownHintsOn(st));
     applyState(st);
   } catch (err) { if (err.code === "network") dropped("the hint rings switch"); else handleError(err); }
 }
@@ -850,10 +859,12 @@ function render(animate) {
   const following = app.viewPly === null;
   const game = new Game(st.width, st.height, st.k, following ? moves : st.moves.slice(0, app.viewPly));
   const myTurn = app.seat && st.status === "to_move" && st.to_move === app.seat && app.pending === null;
-  const hintsOn = app.seat ? st.hints_on : app.hintsLocal;
+  const hintsOn = ownHintsOn(st);
   let hints = null;
   if (hintsOn) {
-    if (following && st.hints && app.pending === null) hints = st.hints;
+    // the gateway's hints come with this player's own reads; a state from the
+    // WebSocket carries none (watchers see them too), so the page works them out
+    if (following && app.pending === null) hints = st.hints || game.hints();
     else if (!following || !app.seat) hints = game.hints();
   }
   const sol = app.solution && app.solutionData && app.solutionData.key === positionKey(st, game.ply) ? app.solutionData : null;
@@ -886,7 +897,7 @@ function renderPanels() {
   const following = app.viewPly === null;
   const game = new Game(st.width, st.height, st.k, following ? st.moves : st.moves.slice(0, app.viewPly));
   const myTurn = app.seat && st.status === "to_move" && st.to_move === app.seat && app.pending === null;
-  const hintsOn = app.seat ? st.hints_on : app.hintsLocal;
+  const hintsOn = ownHintsOn(st);
   document.body.dataset.settled = "true";
   document.body.dataset.status = st.status;
   document.body.dataset.version = st.version;
