@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any, NoReturn
 
 UNKNOWN_CMD = "unknown cmd, use state | move | new | hints | replay"
@@ -45,8 +46,8 @@ def _eof(text: str, what: str) -> BadJson:
     return BadJson(f"bad json: EOF while parsing {what} {_where(text, len(text))}")
 
 
-def _check_depth(text: str) -> None:
-    depth = 0
+def _brackets(text: str) -> Iterator[tuple[int, str]]:
+    """Index and character of every bracket of ``text`` outside its strings."""
     in_string = escaped = False
     for i, ch in enumerate(text):
         if in_string:
@@ -58,11 +59,18 @@ def _check_depth(text: str) -> None:
                 in_string = False
         elif ch == '"':
             in_string = True
-        elif ch in "[{":
+        elif ch in "[{]}":
+            yield i, ch
+
+
+def _check_depth(text: str) -> None:
+    depth = 0
+    for i, ch in _brackets(text):
+        if ch in "[{":
             depth += 1
             if depth > MAX_DEPTH:
                 raise BadJson(f"bad json: recursion limit exceeded {_where(text, i + 1)}")
-        elif ch in "]}":
+        else:
             depth -= 1
 
 
@@ -116,20 +124,10 @@ def _translate(text: str, exc: json.JSONDecodeError) -> BadJson:
 def _innermost(text: str, pos: int) -> str:
     """The bracket open at ``pos`` ("[" or "{"; "" at the top level), strings skipped."""
     stack: list[str] = []
-    in_string = escaped = False
-    for ch in text[:pos]:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
+    for _, ch in _brackets(text[:pos]):
+        if ch in "[{":
             stack.append(ch)
-        elif ch in "]}" and stack:
+        elif stack:
             stack.pop()
     return stack[-1] if stack else ""
 
