@@ -9,7 +9,9 @@ opponent program's turns that follow a change are played by
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import random
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -33,9 +35,12 @@ from .writes import Writer
 
 log = logging.getLogger(__name__)
 
-# Attempts of a change that names no version (join, hints, think time) before `conflict`:
-# each round of a race lets at least one save land, so 20 clients at once all get through.
-CONFLICT_RETRIES = 25
+# A change that names no version (join, hints, think time) is made again on the newer
+# game while it loses races, for up to this long before it answers `conflict`. Every lost
+# race means another save landed, so only a game changed without pause for this long
+# refuses; a jittered pause between attempts keeps a crowd of retries from colliding.
+CONFLICT_RETRY_S = 5.0
+CONFLICT_PAUSE_S = 0.02
 
 T = TypeVar("T")
 
@@ -162,13 +167,16 @@ class Games:
         """Run an action whose request names no version (join, hints, think time): when
         its save loses the race to another change (a move, the engine's answer), it is
         done again on the newer game instead of answering ``conflict``."""
-        for attempt in range(CONFLICT_RETRIES):
+        deadline = time.monotonic() + CONFLICT_RETRY_S
+        attempt = 0
+        while True:
             try:
                 return await action()
             except GameError as exc:
-                if exc.code != "conflict" or attempt == CONFLICT_RETRIES - 1:
+                if exc.code != "conflict" or time.monotonic() > deadline:
                     raise
-        raise AssertionError("unreachable")
+            attempt += 1
+            await asyncio.sleep(random.uniform(0, min(CONFLICT_PAUSE_S, 0.001 * 2 ** attempt)))
 
     async def join(self, game_id: str, invite: str | None, allow_analysis: bool = False) -> dict[str, Any]:
         """Take the invited seat. ``allow_analysis``: let anyone analyse the game while
