@@ -65,7 +65,7 @@ SECRET = "c4:secret"
 #       carry flag ("1": a change that is not a move; whoever plays the turn keeps it),
 #       operation id, the latest time (Redis's clock) the save may run at
 # Returns 1 (saved), 2 (saved before: this operation's id is among the game's last ones),
-# -1 (conflict), -2 (no such game), -3 (too late: its client has given up waiting).
+# -1 (conflict), -2 (no such game), -3 (too late: past its deadline, half the time its client waits).
 CAS = """
 local v = redis.call('HGET', KEYS[1], 'v')
 local ops = v and redis.call('HGET', KEYS[1], 'ops') or ''
@@ -190,17 +190,21 @@ class Store:
         self._ns_adopt = self.redis.register_script(NS_ADOPT)
         self.hub = Hub(self.redis, HUB.format(secrets.token_hex(8)))
 
-    async def _redis_now(self) -> float:
-        """Now on Redis's clock (its offset from ours read once a minute), for the
-        save's deadline: clocks of two machines need not agree."""
+    async def _save_deadline(self) -> float:
+        """The moment, on Redis's clock, after which a save must not apply: half the
+        socket timeout from now, so a script that runs late is refused while its client
+        still waits for the answer (it then says "not saved"), never after the client
+        gave up. Clocks of two machines need not agree: Redis's offset from ours is read
+        once a minute, and the read's own uncertainty (half its round trip) counted
+        against us, so a slow read under load cannot move the deadline late."""
         mono = time.monotonic()
         if self._clock_offset is None or mono - self._clock_read > CLOCK_READ_S:
             before = time.time()
             sec, usec = await self.redis.time()
             after = time.time()
-            self._clock_offset = sec + usec / 1e6 - (before + after) / 2
+            self._clock_offset = sec + usec / 1e6 - (before + after) / 2 - (after - before) / 2
             self._clock_read = mono
-        return time.time() + self._clock_offset
+        return time.time() + self._clock_offset + self.socket_timeout_s / 2
 
     async def close(self) -> None:
         await self.hub.close()
@@ -240,7 +244,7 @@ class Store:
                   "1" if pending else "0", now, doc.id, json.dumps(event, separators=(",", ":")),
                   "1" if active else "0", now, claim_owner if pending else "", claim_ttl_ms,
                   "1" if carry_claim and pending else "0", op or secrets.token_hex(8),
-                  f"{await self._redis_now() + self.socket_timeout_s:.6f}"],
+                  f"{await self._save_deadline():.6f}"],
         )
         if res == -2:
             raise GameError("unknown_game", f"no game {doc.id!r} (it may have expired)")
