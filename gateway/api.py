@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from redis.exceptions import RedisError
 
 from .errors import GameError
-from .limits import RateLimit, SocketCount, client_address
+from .limits import SocketCount, client_address
 from .games import Games
 from .hub import RESYNC
 from .metrics import WS_CLIENTS
@@ -107,15 +107,6 @@ def games(request: Request) -> Games:
     return found
 
 
-def _limit(request: Request, name: str, what: str) -> None:
-    """429 with Retry-After when this client address has used its rate of ``name``."""
-    limit: RateLimit = getattr(request.app.state, name)
-    wait = limit.take(client_address(request.client))
-    if wait > 0:
-        raise GameError("rate_limited", f"too many {what} from this address (at most {limit.capacity:g} a minute); "
-                        f"try again in {wait:.1f} s", retry_after_s=wait)
-
-
 def _token(header: str | None, query: str | None) -> str | None:
     return header or query
 
@@ -132,9 +123,9 @@ async def list_opponents(request: Request) -> Response:
 @router.post("/games", status_code=201, summary="Create a game", responses=ERRORS, response_model=None)
 async def create_game(request: Request, body: CreateGame | None = None,
                       wait: bool = Query(True)) -> Response:
-    _limit(request, "creates", "games created")
     body = body or CreateGame.model_validate({})
-    return _json(await games(request).create(**body.model_dump(), wait=wait), 201)
+    return _json(await games(request).create(**body.model_dump(), wait=wait,
+                                             client=client_address(request.client)), 201)
 
 
 @router.get("/games/{game_id}", summary="A game's state (anyone with the id)", responses=ERRORS, response_model=None)
@@ -192,8 +183,8 @@ async def replay(request: Request, game_id: str, body: ReplayBody, x_player_toke
 async def analysis(request: Request, game_id: str, deadline_ms: int = Query(10000, ge=10, le=120000),
                    ply: int | None = Query(None, description="the position after the first N moves (default: now)"),
                    x_player_token: Token = None, token: TokenQ = None) -> Response:
-    _limit(request, "analyses", "analyses")
-    return _json(await games(request).analysis(game_id, deadline_ms, ply, _token(x_player_token, token)))
+    return _json(await games(request).analysis(game_id, deadline_ms, ply, _token(x_player_token, token),
+                                               client=client_address(request.client)))
 
 
 @router.post("/games/{game_id}/learn",

@@ -15,7 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from redis.exceptions import OutOfMemoryError, RedisError
+from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import connect4
@@ -25,13 +25,13 @@ from .auth import BearerAuthMiddleware
 from .bridge import Bridge
 from .errors import GameError
 from .games import Games
-from .limits import BodyLimitMiddleware, RateLimit, SocketCount
+from .limits import BodyLimitMiddleware, SocketCount
 from .mcp_identity import McpIdentityMiddleware
 from .mcp_server import build_mcp
 from .metrics import GAMES_IN_PLAY, ObservabilityMiddleware
 from .services import Services
 from .settings import GatewaySettings
-from .store import Store
+from .store import Store, redis_full
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +82,6 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         app.state.services = services
         app.state.games = games
         app.state.sockets = SocketCount(settings.ws_per_client)
-        app.state.creates = RateLimit(settings.creates_per_minute)
-        app.state.analyses = RateLimit(settings.analyses_per_minute)
         mcp.gateway = games  # the tools reach the games through this
         mcp.on_gateway_ready()
         games.start()
@@ -139,7 +137,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         return _error(exc.status_code, code, detail, request)
 
     async def redis_down(request: Request, exc: Exception) -> JSONResponse:
-        if isinstance(exc, OutOfMemoryError):
+        if redis_full(exc):
             log.warning("redis full", extra={"error": repr(exc)})
             return _error(507, "storage_full", "the game store is full (Redis maxmemory): nothing was saved; "
                           "finished games expire and free room, try again later", request)

@@ -63,8 +63,9 @@ class BridgeError(Exception):
 class Session:
     """One connection: the table's game, or the private game it attached to."""
 
-    def __init__(self, bridge: Bridge, authorized: bool) -> None:
+    def __init__(self, bridge: Bridge, authorized: bool, client: str) -> None:
         self.bridge = bridge
+        self.client = client  # the peer's address: its creates count against it (gateway/limits.py)
         self.games = bridge.games
         self.table: Table = bridge.table
         self.private: tuple[str, str] | None = None  # (game id, token) after attach / new with a person
@@ -74,7 +75,7 @@ class Session:
     async def game(self, create: bool) -> tuple[Game, str] | None:
         if self.private:
             return await self.games.store.load(self.private[0]), self.private[1]
-        return await self.table.ensure() if create else await self.table.current()
+        return await self.table.ensure(self.client) if create else await self.table.current()
 
     def reply(self, doc: Game, token: str) -> dict[str, Any]:
         human = model.seat_of(doc, token) or "red"
@@ -115,7 +116,7 @@ class Session:
         col = rs.column(msg, width)
         if col is None:
             raise BridgeError(f"col must be 1..{width}")
-        doc, token = found if found else await self.table.ensure()
+        doc, token = found if found else await self.table.ensure(self.client)
         try:
             doc, _seat, _state = await self.games.move_doc(doc.id, token, col, wait=True)
         except GameError as exc:
@@ -139,13 +140,13 @@ class Session:
             return await self._new_private(engine_starts, think_ms or 0)
         if self.private or msg.get("table") is False:  # a game of this connection's own, not the table's
             return await self._new_private(engine_starts, think_ms or 0, opponent)
-        doc, token = await self.table.new(engine_starts, think_ms, opponent)
+        doc, token = await self.table.new(engine_starts, think_ms, opponent, self.client)
         return self.reply(await self.wait_engine(doc), token)
 
     async def _new_private(self, engine_starts: bool, think_ms: int, opponent: str | None = "human") -> dict[str, Any]:
         created = await self.games.create(
             opponent=opponent or self.games.settings.bridge_opponent, engine_starts=engine_starts,
-            think_ms=think_ms, player="llm", allow_analysis=True, wait=False)
+            think_ms=think_ms, player="llm", allow_analysis=True, wait=False, client=self.client)
         if self.private:
             await self.games.link_next(self.private[0], self.private[1], created["state"]["id"])
         self.private = (created["state"]["id"], created["token"])
@@ -175,7 +176,7 @@ class Session:
         partial = self._partial(template, cols, engine_starts)
         if partial is not None:
             raise BridgeError(*partial)
-        doc, token = found if found else await self.table.ensure()
+        doc, token = found if found else await self.table.ensure(self.client)
         moves: list[int | str] = list(cols)
         await self.games.replay(doc.id, token, moves, engine_starts, wait=True)
         doc = await self.wait_engine(doc)
@@ -338,6 +339,8 @@ class Bridge:
         except GameError as exc:
             BRIDGE_COMMANDS.labels(cmd, exc.code).inc()
             failed: dict[str, Any] = {"error": _error_text(exc)}
+            if exc.retry_after_s is not None:  # rate_limited, busy: when to try again
+                failed["retry_after_s"] = round(exc.retry_after_s, 1)
             # An attach that failed is about another game: the connection's own state would mislead.
             if exc.code != "unknown_game" and cmd != "attach":
                 with contextlib.suppress(GameError):
@@ -349,7 +352,8 @@ class Bridge:
         assert task is not None  # a connection is served in a task of its own
         self.connections.add(task)
         peer = writer.get_extra_info("peername")
-        session = Session(self, authorized=not self.auth.required_for(peer[0] if peer else None))
+        host = str(peer[0]) if peer else None
+        session = Session(self, authorized=not self.auth.required_for(host), client=host or "?")
         try:
             while True:
                 try:

@@ -72,13 +72,14 @@ class Table:
             return None
         return doc, sealing.unseal(record["sealed"], await self.secret(), record["id"])
 
-    async def ensure(self) -> tuple[Game, str]:
-        """The table's game, made now when it has none (calls at the same moment share one)."""
+    async def ensure(self, client: str) -> tuple[Game, str]:
+        """The table's game, made now when it has none (calls at the same moment share one;
+        the create counts against ``client``, the address of the connection that asked)."""
         record = await self.record()
         found = await self.current(record)
         if found:
             return found
-        created = await self._create(record, engine_starts=False)
+        created = await self._create(record, engine_starts=False, client=client)
         gid, token = created["state"]["id"], created["token"]
         won = await self.store.table_adopt(self.name, gid, sealing.seal(token, await self.secret(), gid),
                                            record.get("id"))
@@ -89,14 +90,15 @@ class Table:
             raise GameError("conflict", "the table's game changed at the same moment; try again")
         return found
 
-    async def new(self, engine_starts: bool, think_ms: int | None, opponent: str | None) -> tuple[Game, str]:
+    async def new(self, engine_starts: bool, think_ms: int | None, opponent: str | None,
+                  client: str) -> tuple[Game, str]:
         record = await self.record()
         old = await self.current(record)
         if think_ms is not None:
             record["think_ms"] = str(think_ms)
         if opponent is not None:
             record["opponent"] = opponent
-        created = await self._create(record, engine_starts=engine_starts)
+        created = await self._create(record, engine_starts=engine_starts, client=client)
         gid, token = created["state"]["id"], created["token"]
         await self.store.table_set(self.name, id=gid, sealed=sealing.seal(token, await self.secret(), gid),
                                    think_ms=record.get("think_ms", "0"),
@@ -111,11 +113,11 @@ class Table:
         if found:
             await self.games.set_hints(found[0].id, found[1], on)
 
-    async def _create(self, record: dict[str, str], engine_starts: bool) -> dict[str, Any]:
+    async def _create(self, record: dict[str, str], engine_starts: bool, client: str) -> dict[str, Any]:
         return await self.games.create(
             opponent=record.get("opponent") or self.settings.bridge_opponent, engine_starts=engine_starts,
             think_ms=int(record.get("think_ms") or 0), hints=self.hints(record), player="llm",
-            allow_analysis=True, wait=False)
+            allow_analysis=True, wait=False, client=client)
 
 
 def human_of(doc: Game, token: str) -> str:

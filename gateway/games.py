@@ -23,6 +23,7 @@ from .document import COLORS, Game, Seat, other_color
 from .errors import GameError
 from .learning import Learner
 from .lease import TurnLease
+from .limits import RateLimit
 from .metrics import LEARN_REQUESTS
 from .opponent import Opponent, verdict
 from .players import GATEWAY_SPECS, HUMAN, PERFECT, check_spec
@@ -67,6 +68,11 @@ class Games:
         self.learner = Learner(settings.redis_url, settings.learn_queue, settings.learn_timeout_s)
         self.shared_reads = SharedReads(self.get)  # watchers' first states
         self.public_analyses = 0  # analyses running now for callers who are not players
+        # per client address, on every interface and shared by every gateway process (in Redis)
+        self.creates = RateLimit(store, "creates", settings.creates_per_minute, "games created",
+                                 settings.retry_after_s)
+        self.analyses = RateLimit(store, "analyses", settings.analyses_per_minute, "analyses",
+                                  settings.retry_after_s)
 
     # -- helpers ------------------------------------------------------------------
     def view(self, doc: Game, you: str | None = None, pos: Position | None = None) -> dict[str, Any]:
@@ -117,7 +123,10 @@ class Games:
     async def create(self, *, width: int = 7, height: int = 6, k: int = 4, opponent: str | None = None,
                      you: str | None = None, engine_starts: bool | None = None, think_ms: int = 0,
                      hints: bool = False, allow_analysis: bool = True, player: str = "human",
-                     wait: bool = True) -> dict[str, Any]:
+                     wait: bool = True, client: str) -> dict[str, Any]:
+        """Make a game for ``client`` (its address: every interface names it, and each
+        create counts against its rate, also one that is then refused as bad)."""
+        await self.creates.take(client)
         try:
             g = Geometry(width, height, k)
         except InvalidGeometry as exc:
@@ -351,10 +360,12 @@ class Games:
         return state
 
     async def analysis(self, game_id: str, deadline_ms: int = 10000, ply: int | None = None,
-                       token: str | None = None) -> dict[str, Any]:
-        """Each column's exact score. Callers who are not players of the game (no
-        token of a seat) get at most ``public_analysis_max_deadline_ms`` and share
-        ``public_analysis_concurrency`` solver calls (more: 429 ``busy``)."""
+                       token: str | None = None, *, client: str) -> dict[str, Any]:
+        """Each column's exact score. Every analysis counts against ``client``'s rate.
+        Callers who are not players of the game (no token of a seat) get at most
+        ``public_analysis_max_deadline_ms`` and share ``public_analysis_concurrency``
+        solver calls (more: 429 ``busy``)."""
+        await self.analyses.take(client)
         doc = await self.store.load(game_id)
         if not doc.analysis_open:
             why = ("in a game between two people, analysis is open while it is played only when both players "

@@ -1,6 +1,6 @@
 """Limits on what one client can make the gateway do: the request body cap,
-open WebSockets per client (:class:`SocketCount`) and per-client rates
-(:class:`RateLimit`). Connection limits (headers, timeouts) are in
+open WebSockets per client (:class:`SocketCount`, per process) and per-client
+rates (:class:`RateLimit`, in Redis: shared by every process and interface). Connection limits (headers, timeouts) are in
 :mod:`gateway.http_guard` and uvicorn's options (``gateway/__main__.py``).
 
 A cap on request bodies: a client cannot make the gateway read megabytes.
@@ -14,12 +14,20 @@ reached a route.
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
-from typing import Any
+import logging
+from typing import TYPE_CHECKING, Any
 
+from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .errors import GameError
+from .store import redis_full
+
+if TYPE_CHECKING:
+    from .store import Store
+
+log = logging.getLogger(__name__)
 
 
 class BodyTooLarge(HTTPException):
@@ -100,36 +108,39 @@ class SocketCount:
 
 
 class RateLimit:
-    """A token bucket per client address: a burst of ``per_minute``, refilled at
-    ``per_minute`` a minute. :meth:`take` answers 0 (go) or the seconds to wait.
-    Buckets that are full again are forgotten, so memory follows the active clients."""
+    """A token bucket per client address and kind, kept in Redis: a burst of
+    ``per_minute``, refilled at ``per_minute`` a minute, counted the same by every
+    gateway process of the stack and every interface (REST, WebSocket, bridge, MCP).
 
-    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic):
+    When Redis cannot count: a full Redis (maxmemory, it refuses the bucket's write)
+    lets the request through, which then answers by itself (a create gets 507, an
+    analysis, which writes nothing, is answered); a Redis that does not answer or
+    cannot be reached gives 503 ``service_unavailable`` at once: the request needs
+    Redis anyway, and waiting twice would double the client's wait."""
+
+    def __init__(self, store: Store, kind: str, per_minute: int, what: str, retry_after_s: float = 1.0):
+        self.store = store
+        self.kind = kind
         self.capacity = float(per_minute)
-        self.rate = per_minute / 60.0
-        self.clock = clock
-        self.buckets: dict[str, tuple[float, float]] = {}  # who -> (tokens, when)
-        self._swept = clock()
+        self.what = what
+        self.retry_after_s = retry_after_s
 
-    def take(self, who: str) -> float:
+    async def take(self, who: str) -> None:
+        """Count one ``kind`` for ``who``; :class:`GameError` ``rate_limited`` (429 with
+        Retry-After) when its bucket is empty."""
         if self.capacity <= 0:
-            return 0.0  # 0 turns the limit off
-        now = self.clock()
-        tokens, when = self.buckets.get(who, (self.capacity, now))
-        tokens = min(self.capacity, tokens + (now - when) * self.rate)
-        if tokens < 1.0:
-            self.buckets[who] = (tokens, now)
-            return (1.0 - tokens) / self.rate
-        self.buckets[who] = (tokens - 1.0, now)
-        if now - self._swept > 60:
-            self._sweep(now)
-        return 0.0
-
-    def _sweep(self, now: float) -> None:
-        self._swept = now
-        for who, (tokens, when) in list(self.buckets.items()):
-            if tokens + (now - when) * self.rate >= self.capacity:
-                del self.buckets[who]
+            return  # 0 turns the limit off
+        try:
+            wait = await self.store.take_token(self.kind, who, self.capacity, self.capacity / 60.0)
+        except (RedisError, OSError) as exc:
+            if redis_full(exc):
+                log.warning("rate not counted: redis is full", extra={"kind": self.kind, "client": who})
+                return
+            raise GameError("service_unavailable", f"redis unavailable: {exc}",
+                            retry_after_s=self.retry_after_s) from None
+        if wait > 0:
+            raise GameError("rate_limited", f"too many {self.what} from this address (at most "
+                            f"{self.capacity:g} a minute); try again in {wait:.1f} s", retry_after_s=wait)
 
 
 def client_address(scope_client: Any) -> str:

@@ -29,6 +29,7 @@ from . import model, rs_format, sealing
 from .bridge import learn_report, report_text
 from .document import COLORS, Game
 from .errors import GameError
+from .limits import client_address
 from .mcp_identity import NoNamespace, key_of, namespace_of
 from .mcp_results import (
     AnalysisResult,
@@ -76,6 +77,7 @@ class Caller:
         query = getattr(request, "query_params", None) or {}
         headers = ctx.headers or {}
         self.output = query.get("output") or headers.get("x-c4-output") or settings.mcp_output
+        self.client = client_address(getattr(request, "client", None))  # its creates and analyses count
 
 
 class Connect4MCP(MCPServer[Any]):
@@ -152,7 +154,8 @@ def build_mcp() -> Connect4MCP:
                 pass  # expired: make a new one
         if not create:
             raise GameError("unknown_game", f"you have no game named {name!r}; start one with connect4_new")
-        created = await games.create(opponent=games.settings.bridge_opponent, player="llm", allow_analysis=True)
+        created = await games.create(opponent=games.settings.bridge_opponent, player="llm", allow_analysis=True,
+                                     client=caller.client)
         gid = created["state"]["id"]
         rec = await games.store.ns_adopt(caller.ns, name, gid, sealing.seal(created["token"], caller.key, gid))
         if rec["id"] != gid:  # a call at the same moment named its game first: play that one
@@ -176,6 +179,8 @@ def build_mcp() -> Connect4MCP:
         text = f"{exc.message[:1].upper()}{exc.message[1:]}" + ("" if exc.message.endswith(".") else ".")
         text += f" (error {exc.code}; nothing was changed)"
         structured: dict[str, Any] = {"error": {"code": exc.code, "message": exc.message}}
+        if exc.retry_after_s is not None:  # rate_limited, busy: when to try again
+            structured["error"]["retry_after_s"] = round(exc.retry_after_s, 1)
         if caller is not None:
             try:
                 doc, _token, seat = await named(caller, name, create=False)
@@ -226,7 +231,7 @@ def build_mcp() -> Connect4MCP:
             spec = (opponent or games.settings.bridge_opponent).strip()
             analysis = allow_analysis if allow_analysis is not None else spec != "human"
             created = await games.create(opponent=spec, engine_starts=engine_starts, think_ms=think_ms,
-                                         player="llm", allow_analysis=analysis, wait=True)
+                                         player="llm", allow_analysis=analysis, wait=True, client=caller.client)
             gid = created["state"]["id"]
             before = await games.store.ns_get(caller.ns, game)
             await games.store.ns_set(caller.ns, game, gid, sealing.seal(created["token"], caller.key, gid))
@@ -316,7 +321,7 @@ def build_mcp() -> Connect4MCP:
                                game: args.GameName = "default") -> Annotated[CallToolResult, AnalysisResult]:
         async def body(caller: Caller) -> CallToolResult:
             doc, token, seat = await named(caller, game, create=False)
-            analysis = await gateway().analysis(doc.id, token=token)
+            analysis = await gateway().analysis(doc.id, token=token, client=caller.client)
             lines = [f"column {c['column']}: {c['verdict'] or 'full'}"
                      + ("" if c["score"] is None else f" (score {c['score']})") for c in analysis["columns"]]
             return result(caller, doc, seat, game, {"columns": analysis["columns"], "best": analysis["best"]},

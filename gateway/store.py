@@ -11,6 +11,8 @@ Keys (``{id}`` = game id):
                         client's key) calls ``name``; ``sealed`` is the seat token sealed with that key
   ``c4:table:{name}``   hash ``id``/``sealed``/``hints``: the shared game of a bridge listener
   ``c4:secret``         a random secret of the deployment (when C4_GATEWAY_SECRET is not set)
+  ``c4:rate:{kind}:{address}`` hash ``tokens``/``when``: a client address's token bucket for ``kind``
+                        (creates, analyses), shared by every gateway process; expires once full again
 
 No other module names a key: they all go through :class:`Store`.
 
@@ -43,6 +45,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import OutOfMemoryError, ResponseError
 
 from .document import Game
 from .errors import GameError
@@ -58,6 +61,7 @@ HUB = "c4:hub:{}"  # a gateway process's own pub/sub channel, kept subscribed (h
 NAMESPACED = "c4:ns:{}:{}"
 TABLE = "c4:table:{}"
 SECRET = "c4:secret"
+RATE = "c4:rate:{}:{}"
 
 # KEYS: game, pending, active, channel, claim of the new version, claim of the expected version
 # ARGV: expected version ("0" = must not exist), new version, doc, ttl, pending flag,
@@ -155,11 +159,40 @@ if cur == ARGV[3] then redis.call('HSET', KEYS[1], 'id', ARGV[1], 'sealed', ARGV
 return redis.call('HGETALL', KEYS[1])
 """
 
+# Take one token from a client's bucket (a burst of ARGV[1], refilled at ARGV[2] a second),
+# on Redis's clock, so every gateway process counts the same tokens. Returns "0" (taken)
+# or the seconds until one is there (nothing written). The key expires when the bucket
+# would be full again: a missing key is a full bucket, so memory follows active clients.
+# KEYS: the bucket; ARGV: capacity, refill per second
+TAKE_TOKEN = """
+local capacity, rate = tonumber(ARGV[1]), tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'when')
+local tokens = tonumber(b[1]) or capacity
+local when = tonumber(b[2]) or now
+tokens = math.min(capacity, tokens + math.max(0, now - when) * rate)
+if tokens < 1 then return tostring((1 - tokens) / rate) end
+tokens = tokens - 1
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'when', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - tokens) / rate * 1000))
+return '0'
+"""
+
 # Release a claim only if it is still ours.
 RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+
+
+def redis_full(exc: BaseException) -> bool:
+    """Whether Redis refused a write because it is at maxmemory. A script's refused
+    write reaches redis-py as OutOfMemoryError or, when Redis reports it as the
+    script's failure ("Error running script ... -OOM command not allowed ..."), as a
+    plain ResponseError."""
+    return isinstance(exc, OutOfMemoryError) or (isinstance(exc, ResponseError)
+                                                 and "OOM command not allowed" in str(exc))
 
 
 class Store:
@@ -188,6 +221,7 @@ class Store:
         self._claim = self.redis.register_script(CLAIM_TURN)
         self._table_adopt = self.redis.register_script(TABLE_ADOPT)
         self._ns_adopt = self.redis.register_script(NS_ADOPT)
+        self._take_token = self.redis.register_script(TAKE_TOKEN)
         self.hub = Hub(self.redis, HUB.format(secrets.token_hex(8)))
 
     async def _save_deadline(self) -> float:
@@ -306,6 +340,11 @@ class Store:
         await self.redis.delete(GAME.format(game_id))
         await self.redis.zrem(PENDING, game_id)
         await self.redis.zrem(ACTIVE, game_id)
+
+    # -- per-client rates (gateway/limits.py) -----------------------------------
+    async def take_token(self, kind: str, who: str, capacity: float, per_s: float) -> float:
+        """Take a token from ``who``'s bucket of ``kind``: 0.0, or the seconds to wait."""
+        return float(await self._take_token(keys=[RATE.format(kind, who)], args=[capacity, per_s]))
 
     # -- MCP client namespaces (gateway/mcp_identity.py) ------------------------
     async def ns_get(self, ns: str, name: str) -> dict[str, str] | None:
