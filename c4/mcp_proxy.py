@@ -100,7 +100,8 @@ class Upstream:
                 raise Unreachable(f"HTTP {resp.status}: {data[:200]!r}") from None
         raise Unreachable("no answer")
 
-    def initialize(self, request: dict) -> dict:
+    def initialize(self, request: dict) -> dict | None:
+        """The handshake upstream; its answer (None: the gateway accepted it with no body)."""
         answer, headers = self.post(request)
         self.init_request = request
         self.session = headers.get("mcp-session-id")
@@ -142,6 +143,7 @@ class Proxy:
     def handle(self, message: dict) -> None:
         method = message.get("method")
         mid = message.get("id")
+        answer: dict | None
         if method == "server/discover":  # the 2026-07-28 probe: this session speaks initialize
             self.write({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "method not found: "
                         "server/discover (initialize instead)"}})

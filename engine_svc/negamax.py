@@ -215,42 +215,35 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                 # window beyond its clamps, so PVS has nothing to re-search.
                 st[ST_NODES] += 1
                 v = -leaf(opp, mask | b, ply + 1, -beta, -alpha, ls + line_delta(st, ST_LINES, cell, side), ow & ~b)
-                if v > best:
-                    best = v
-                    bestmove = c
-                    if v > alpha:
-                        alpha = v
-                        if alpha >= beta:
-                            break
-                continue
-            st[ST_HEIGHTS + c] += 1
-            nls = ls + play_lines(st, ST_LINES, cell, side)
-            if first:
-                v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls, ow & ~b,
-                             st, tt, tshift, gen, not_root)
             else:
-                # PVS: prove the move is no better than alpha with a null window.
-                # A late move (third or later: the table's column, then centre
-                # first) tries it one ply shallower first and gets the full depth
-                # only when it beats alpha. Never where the search reaches the end
-                # of the game (ply + depth >= CELLS), so an exact search stays exact.
-                d1 = depth - 1
-                if searched >= REDUCE_AFTER and depth >= 3 and ply + depth < CELLS and not at_root:
-                    d1 = depth - 2
-                v = -negamax(opp, mask | b, ply + 1, d1, -alpha - 1, -alpha, nls, ow & ~b,
-                             st, tt, tshift, gen, not_root)
-                if v > alpha and d1 < depth - 1:
-                    v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls, ow & ~b,
-                                 st, tt, tshift, gen, not_root)
-                if alpha < v < beta:
+                st[ST_HEIGHTS + c] += 1
+                nls = ls + play_lines(st, ST_LINES, cell, side)
+                if first:
                     v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls, ow & ~b,
                                  st, tt, tshift, gen, not_root)
-            undo_lines(st, ST_LINES, cell, side)
-            st[ST_HEIGHTS + c] -= 1
-            if st[ST_STOP]:
-                return int64(0)  # aborted: nothing is stored
-            first = False
-            searched += 1
+                else:
+                    # PVS: prove the move is no better than alpha with a null window.
+                    # A late move (third or later: the table's column, then centre
+                    # first) tries it one ply shallower first and gets the full depth
+                    # only when it beats alpha. Never where the search reaches the end
+                    # of the game (ply + depth >= CELLS), so an exact search stays exact.
+                    d1 = depth - 1
+                    if searched >= REDUCE_AFTER and depth >= 3 and ply + depth < CELLS and not at_root:
+                        d1 = depth - 2
+                    v = -negamax(opp, mask | b, ply + 1, d1, -alpha - 1, -alpha, nls, ow & ~b,
+                                 st, tt, tshift, gen, not_root)
+                    if v > alpha and d1 < depth - 1:
+                        v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls, ow & ~b,
+                                     st, tt, tshift, gen, not_root)
+                    if alpha < v < beta:
+                        v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls, ow & ~b,
+                                     st, tt, tshift, gen, not_root)
+                undo_lines(st, ST_LINES, cell, side)
+                st[ST_HEIGHTS + c] -= 1
+                if st[ST_STOP]:
+                    return int64(0)  # aborted: nothing is stored
+                first = False
+                searched += 1
             if v > best:
                 best = v
                 bestmove = c

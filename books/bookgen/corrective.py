@@ -27,8 +27,9 @@ import json
 import sys
 import time
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from collections.abc import Iterable
+from pathlib import Path
+from typing import NamedTuple
 
 from connect4 import Geometry, Position
 from connect4.book import MoveBook
@@ -72,7 +73,23 @@ class Finding:
 
     def comment(self, g: Geometry) -> str:
         parts = [f"depth {d} plays {c + 1} ({OUTCOME[self.engine_outcomes[d]]})" for d, c in self.engine_moves.items()]
-        return f"{format_moves(self.moves, g) or 'start'}: {OUTCOME[self.outcome]} with {self.best_column + 1}; " + ", ".join(parts)
+        best_column, _ = self.entry()
+        return f"{format_moves(self.moves, g) or 'start'}: {OUTCOME[self.outcome]} with {best_column + 1}; " + ", ".join(parts)
+
+    def entry(self) -> tuple[int, int]:
+        """(perfect column, exact score): the book entry of a finding the engine throws away."""
+        if self.best_column is None or self.score is None:
+            raise ValueError(f"position {self.key:x} needs no entry: the engine keeps its result")
+        return self.best_column, self.score
+
+
+class Audit(NamedTuple):
+    """What :func:`generate` did: the findings where the engine throws a result
+    away, the positions audited, and the positions it had to audit."""
+
+    findings: list[Finding]
+    audited: int
+    planned: int  # audited < planned: stopped by max_seconds
 
 
 def engine_move(pos: Position, depth: int) -> int:
@@ -90,7 +107,7 @@ def positions(g: Geometry, stones: int, start: Position | None = None) -> list[P
     frontier = [canonical_position(start)]
     done: set[int] = set()
     while frontier:
-        nxt = []
+        nxt: list[Position] = []
         for pos in frontier:
             if pos.is_over or pos.key() in done:
                 continue
@@ -203,8 +220,8 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
              known: dict[int, int] | None = None, progress: Progress | None = None,
              tt_log2: int | None = None, along: MoveBook | None = None, deviate: bool = False,
              min_stones: int = 0, max_seconds: float | None = None,
-             journal: Path | None = None, shard: tuple[int, int] = (0, 1)) -> tuple[list[Finding], int]:
-    """(findings where the engine throws a result away, positions audited).
+             journal: Path | None = None, shard: tuple[int, int] = (0, 1)) -> Audit:
+    """Audit the engine's fixed-depth moves against the solver (see :class:`Audit`).
 
     ``max_seconds``: audit no new position after that long; the positions
     audited count (the caller says so in the header). ``journal``: every
@@ -216,9 +233,9 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
     bs = BookSolver(g, tt_log2=tt_log2)
     known = dict(known or {})
     done = load_journal(journal, depths)
-    for f in done.values():
-        if f.score is not None:
-            known[Position.from_moves(f.moves, g).canonical_key()] = f.score
+    for journaled in done.values():
+        if journaled.score is not None:
+            known[Position.from_moves(journaled.moves, g).canonical_key()] = journaled.score
     bs.preload(known)
     todo = (positions_along(along, stones, deviate, min_stones) if along is not None
             else [p for p in positions(g, stones, start) if p.ply >= min_stones])
@@ -226,9 +243,8 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
     # table) make the shallower verdicts cheaper
     todo.sort(key=lambda p: (-p.ply, p.key()))
     todo = todo[shard[0]::shard[1]]
-    findings = []
+    findings: list[Finding] = []
     t0 = time.monotonic()
-    generate.planned = len(todo)
     audited = 0
     out = open(journal, "a", encoding="utf-8") if journal is not None else None  # noqa: SIM115 (held open past this block)
     try:
@@ -252,7 +268,7 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
     if progress:
         progress.finish(len(todo), len(todo), f"audited {audited}, entries {len(findings)}")
     findings.sort(key=lambda f: f.key)
-    return findings, audited
+    return Audit(findings, audited, len(todo))
 
 
 def header(g: Geometry, stones: int, depths: list[int], audited: int, n: int, start: Position | None,
@@ -291,7 +307,7 @@ def write(path, g: Geometry, findings: list[Finding], head: str) -> None:
             f.write(f"# {line}".rstrip() + "\n")
         for x in findings:
             f.write(f"# {x.comment(g)}\n")
-            f.write(format_move_entry(x.key, x.best_column, x.score) + "\n")
+            f.write(format_move_entry(x.key, *x.entry()) + "\n")
     tmp.replace(path)
 
 
@@ -339,20 +355,20 @@ def main(args) -> int:
     if along is not None:
         books = list(books) + [args.along]
     journal = out.with_name(out.name + ".journal")
-    findings, audited = generate(g, args.stones, depths, start=start, known=known_from_books(books, g),
+    findings, audited, planned = generate(g, args.stones, depths, start=start, known=known_from_books(books, g),
                                  progress=Progress("positions"), along=along, deviate=args.deviate,
                                  min_stones=args.min_stones, max_seconds=args.max_seconds,
                                  journal=journal, shard=shard)
     if shard != (0, 1):
         args.note.append(f"Shard {shard[0]}/{shard[1]}: every {shard[1]}-th position from the {shard[0]}-th "
                          "(deepest first, then by key).")
-    if audited < generate.planned:
-        args.note.append(f"Partial: {audited} of {generate.planned} positions audited (stopped after "
+    if audited < planned:
+        args.note.append(f"Partial: {audited} of {planned} positions audited (stopped after "
                          f"{args.max_seconds:.0f} s); the others are not audited in this book.")
     write(out, g, findings, header(g, args.stones, depths, audited, len(findings), start, args.note,
                                    Path(args.along).name if along is not None else None, args.deviate,
                                    args.min_stones))
-    if audited == generate.planned and shard == (0, 1):
+    if audited == planned and shard == (0, 1):
         journal.unlink(missing_ok=True)  # complete: the book holds it all (a shard's journal is kept for the join)
     print(f"c4 bookgen corrective: wrote {out}: {len(findings)} entries from {audited} positions, "
           f"{time.monotonic() - t0:.1f} s", file=sys.stderr)

@@ -77,7 +77,7 @@ def learn_game(moves, g: Geometry, *, engine: str = "auto", book: str | Path | N
     game = Position.from_moves(cols, g)
     text = format_moves(cols, g)
     if engine == "auto":  # the engine is the loser of a lost game, else the second player
-        engine = {0: "second", 1: "first"}.get(game.winner, "second")
+        engine = "first" if game.winner == 1 else "second"
     if engine not in ("first", "second"):
         raise ValueError(f"engine must be first, second or auto, not {engine!r}")
     side = 0 if engine == "first" else 1
@@ -125,6 +125,7 @@ def learn_game(moves, g: Geometry, *, engine: str = "auto", book: str | Path | N
     report.threw.reverse()
     report.unproved.reverse()
     for v in report.threw:  # booked in game order
+        assert v.best is not None  # a result thrown away was proved, its best column with it
         pos = Position.from_moves(cols[:v.ply - 1], g)
         if existing.lookup(pos) is not None:
             continue  # booked before

@@ -170,10 +170,15 @@ class OpeningCoordinator:
                 sent += 1
                 pending[pos.key()] = now
 
-        def book_tree() -> tuple[list[int], list[int]]:
+        def book_tree(root: int | None) -> tuple[list[int], list[int]]:
             """(nodes of the book's tree, those of them without a result):
-            from the start, each node expanded below its solved best move."""
-            tree, missing, stack, seen = [], [], [root], {root}
+            from the start, each node expanded below its solved best move
+            (none when the start is past the book's last ply)."""
+            tree: list[int] = []
+            missing: list[int] = []
+            if root is None:
+                return tree, missing
+            stack, seen = [root], {root}
             while stack:
                 key = stack.pop()
                 tree.append(key)
@@ -189,7 +194,7 @@ class OpeningCoordinator:
         root = discover(self.start)
         try:
             settle()
-            tree, missing = book_tree() if root is not None else ([], [])
+            tree, missing = book_tree(root)
             while missing:
                 time.sleep(self.poll_s)
                 if self.on_poll:
@@ -205,7 +210,7 @@ class OpeningCoordinator:
                         journal.move(key, found[0], found[1])
                     expand(key, found[0])
                 settle()
-                tree, missing = book_tree()
+                tree, missing = book_tree(root)
                 now = time.monotonic()
                 for key in missing:
                     if now - pending[key] > self.resend_after_s:  # every unsolved node was sent

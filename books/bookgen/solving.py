@@ -155,4 +155,5 @@ class BookSolver:
                 break  # nothing beats a win with our next stone (no immediate win exists)
             if self._better(child, best):
                 best_col, best = c, self.child_score(pos, c, known)
+        assert best_col is not None and best is not None  # the game goes on: some column is playable
         return BestMove(best_col, best, self.nodes - n0)

@@ -34,10 +34,13 @@ def format_scores(scores: Sequence[int | None]) -> str:
     return " ".join("x" if s is None else str(s) for s in scores)
 
 
+def _text(v: bytes | str) -> str:
+    """A Redis reply as text (the client may or may not decode replies)."""
+    return v.decode() if isinstance(v, bytes) else v
+
+
 def parse_scores(text: str | bytes) -> list[int | None]:
-    if isinstance(text, bytes):
-        text = text.decode()
-    return [None if p == "x" else int(p) for p in text.split()]
+    return [None if p == "x" else int(p) for p in _text(text).split()]
 
 
 class ResultStore:
@@ -114,9 +117,7 @@ class ResultStore:
         pipe.execute()
 
     def _orient(self, v: bytes | str, flipped: bool) -> tuple[int, int]:
-        if isinstance(v, bytes):
-            v = v.decode()
-        col, score = (int(x) for x in v.split())
+        col, score = (int(x) for x in _text(v).split())
         col -= 1
         return (self.g.width - 1 - col if flipped else col), score
 
@@ -134,7 +135,7 @@ class ResultStore:
         return {int(k, 16): int(v) for k, v in self.r.hgetall(self.k_starts).items()}
 
     def running(self) -> dict[str, str]:
-        return {k.decode(): v.decode() for k, v in self.r.hgetall(self.k_running).items()}
+        return {_text(k): _text(v) for k, v in self.r.hgetall(self.k_running).items()}
 
     def clear(self) -> None:
         self.r.delete(self.k_score, self.k_analysis, self.k_best, self.k_starts)

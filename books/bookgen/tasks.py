@@ -28,7 +28,7 @@ from .app import app
 from solver_svc.solver import BudgetExceeded
 from . import heartbeat
 from .config import settings
-from .solving import BookSolver
+from .solving import BookSolver, Known
 from connect4.keys import canonical
 
 from .store import ResultStore
@@ -174,9 +174,7 @@ def best(size: str, moves: list[int]) -> dict:
     found = store.best(pos)
     if found is None:
         with _Running(store, pos):
-            known = STATE.refresh_known(g)
-            fresh = _children_known(store, pos)
-            bm = STATE.solver(g).best_move(pos, lambda k: fresh.get(k, known.get(k)))
+            bm = STATE.solver(g).best_move(pos, _proved_scores(store, g, pos))
             store.put_best(pos, bm.column, bm.score)
             found = (bm.column, bm.score)
             log.info("best", extra={"board": g.name, "moves": len(moves), "column": bm.column + 1,
@@ -206,9 +204,7 @@ def analyze(size: str, moves: list[int]) -> dict:
     scores = store.analysis(pos)
     if scores is None:
         with _Running(store, pos):
-            known = STATE.refresh_known(g)
-            fresh = _children_known(store, pos)
-            scores = STATE.solver(g).analyze(pos, lambda k: fresh.get(k, known.get(k)))
+            scores = STATE.solver(g).analyze(pos, _proved_scores(store, g, pos))
             store.put_analysis(pos, scores)
     return {"scores": scores}
 
@@ -228,6 +224,14 @@ def learn(moves, size: str = "7x6", engine: str = "auto", book: str | None = Non
     cols = parse_moves(moves, g)  # 1-based at this edge -> 0-based
     report = learn_game(cols, g, engine=engine, book=book, solver=STATE.solver(g))
     return report.as_dict()
+
+
+def _proved_scores(store: ResultStore, g: Geometry, pos: Position) -> Known:
+    """Exact scores by canonical key that a search below ``pos`` may take as
+    proved: its children's fresh ones from the store, then the known ones."""
+    known = STATE.refresh_known(g)
+    fresh = _children_known(store, pos)
+    return lambda k: fresh.get(k, known.get(k))
 
 
 def _children_known(store: ResultStore, pos: Position) -> dict[int, int]:

@@ -16,6 +16,7 @@ import json
 import sys
 import time
 from collections import defaultdict
+from dataclasses import dataclass, field
 
 from c4 import argtypes
 
@@ -49,11 +50,20 @@ def choose(state: dict) -> int:
     return safe[0] if safe else next(c for c in CENTRE_FIRST if c in free)
 
 
-async def play_one(client, g: int, opponent: str, times: dict, results: dict, overhead: list) -> None:
+@dataclass
+class Tally:
+    """What the games on one transport measured."""
+
+    times: defaultdict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # tool -> ms per call
+    results: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))  # win/draw/loss -> games
+    overhead: list[float] = field(default_factory=list)  # ms of each connect4_move beyond the engine's search
+
+
+async def play_one(client, g: int, opponent: str, tally: Tally) -> None:
     async def call(tool: str, args: dict):
         t0 = time.perf_counter()
         r = await client.call_tool(tool, args)
-        times[tool].append((time.perf_counter() - t0) * 1000)
+        tally.times[tool].append((time.perf_counter() - t0) * 1000)
         if r.is_error:
             raise RuntimeError(f"{tool} {args}: {r.content[0].text}")
         return r.structured_content
@@ -68,9 +78,9 @@ async def play_one(client, g: int, opponent: str, times: dict, results: dict, ov
         state = await call("connect4_move", {"col": choose(state), "game": name})
         engine_moved_last = len(state["history"]) % 2 == (1 if engine_starts else 0)
         if state["last_search"] and engine_moved_last:
-            overhead.append((time.perf_counter() - t0) * 1000 - state["last_search"]["millis"])
+            tally.overhead.append((time.perf_counter() - t0) * 1000 - state["last_search"]["millis"])
     r = state["result"]
-    results["draw" if r["winner"] is None else "win" if r["you_won"] else "loss"] += 1
+    tally.results["draw" if r["winner"] is None else "win" if r["you_won"] else "loss"] += 1
 
 
 def first_answer_ms(url: str) -> dict:
@@ -82,6 +92,7 @@ def first_answer_ms(url: str) -> dict:
     t0 = time.perf_counter()
     p = subprocess.Popen([sys.executable, "-m", "c4.main", "mcp-stdio", "--url", f"{url}/mcp"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert p.stdin is not None and p.stdout is not None  # both are pipes
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
     p.stdin.write(json.dumps(init).encode() + b"\n")
@@ -103,7 +114,7 @@ async def run_both(url: str, games: int, opponent: str, only: str | None) -> dic
     from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "c4.main", "mcp-stdio", "--url", f"{url}/mcp"])
-    out = {}
+    out: dict[str, object] = {}
     async with AsyncExitStack() as stack:
         clients = {}
         if only in (None, "http"):
@@ -112,22 +123,22 @@ async def run_both(url: str, games: int, opponent: str, only: str | None) -> dic
             t0 = time.perf_counter()
             clients["stdio"] = await stack.enter_async_context(Client(params))
             out["stdio_sdk_connect_ms"] = round((time.perf_counter() - t0) * 1000, 1)
-        acc = {k: (defaultdict(list), defaultdict(int), []) for k in clients}
+        tallies = {k: Tally() for k in clients}
         for g in range(games):
             for k, client in clients.items():
-                await play_one(client, g, opponent, *acc[k])
+                await play_one(client, g, opponent, tallies[k])
         for k in clients:
-            out[k] = summary(*acc[k])
+            out[k] = summary(tallies[k])
     return out
 
 
-def summary(times: dict, results: dict, overhead: list) -> dict:
+def summary(tally: Tally) -> dict:
     tools = {}
-    for tool, ms in sorted(times.items()):
-        ms = sorted(ms)
+    for tool, times in sorted(tally.times.items()):
+        ms = sorted(times)
         tools[tool] = {"calls": len(ms), "p50_ms": round(_pct(ms, 0.5), 2), "p99_ms": round(_pct(ms, 0.99), 2)}
-    ov = sorted(overhead)
-    return {"tools": tools, "results": dict(results),
+    ov = sorted(tally.overhead)
+    return {"tools": tools, "results": dict(tally.results),
             "move_beyond_engine_ms": {"p50": round(_pct(ov, 0.5), 2), "p99": round(_pct(ov, 0.99), 2),
                                       "moves": len(ov)}}
 

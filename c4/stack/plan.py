@@ -179,7 +179,7 @@ def build(opts: StackOptions) -> Stack:
                   "--maxmemory", f"{opts.redis_maxmemory_mb}mb", "--maxmemory-policy", "noeviction",
                   "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "notice",
                   *redis_title_args(binary)],
-            ready=lambda url=redis_url: probe.redis_ping(url, 1.0),
+            ready=functools.partial(probe.redis_ping, redis_url, 1.0),
             alive=functools.partial(probe.redis_answers, redis_url, opts.redis_ping_timeout_s),
             hang_restart_s=opts.redis_hang_restart_s,
             stage=0, stop_timeout=30.0,
@@ -194,14 +194,14 @@ def build(opts: StackOptions) -> Stack:
         name="engine", argv=[py, "-m", "engine_svc"], stage=1,
         env={**common, "C4_ENGINE_HOST": loop, "C4_ENGINE_PORT": str(engine_port),
              "C4_ENGINE_METRICS_PORT": str(engine_metrics)},
-        ready=lambda a=engine_addr: probe.grpc_health(a, "", 1.0),
+        ready=functools.partial(probe.grpc_health, engine_addr, "", 1.0),
         info={"address": engine_addr, "metrics": f"http://{loop}:{engine_metrics}/metrics"},
     ))
     specs.append(ChildSpec(
         name="solver", argv=[py, "-m", "solver_svc"], stage=1,
         env={**common, "C4_SOLVER_HOST": loop, "C4_SOLVER_PORT": str(solver_port),
              "C4_SOLVER_METRICS_PORT": str(solver_metrics), "C4_SOLVER_REDIS_URL": redis_url},
-        ready=lambda a=solver_addr: probe.grpc_health(a, "", 1.0),
+        ready=functools.partial(probe.grpc_health, solver_addr, "", 1.0),
         info={"address": solver_addr, "metrics": f"http://{loop}:{solver_metrics}/metrics"},
     ))
 
@@ -216,7 +216,7 @@ def build(opts: StackOptions) -> Stack:
              "C4_GATEWAY_BRIDGE_HOST": opts.host, "C4_GATEWAY_BRIDGE_PORT": str(opts.bridge_port),
              "C4_GATEWAY_ENGINE_ADDR": engine_addr, "C4_GATEWAY_SOLVER_ADDR": solver_addr,
              "C4_GATEWAY_PUBLIC_URL": public, **_learn_queue_of_the_workers()},
-        ready=lambda u=readyz: probe.http_ok(u, 1.0),
+        ready=functools.partial(probe.http_ok, readyz, 1.0),
         info={"url": public + "/", "bridge": bridge, "mcp": public + "/mcp", "metrics": local + "/metrics"},
     ))
 
@@ -226,7 +226,7 @@ def build(opts: StackOptions) -> Stack:
         specs.append(ChildSpec(
             name=f"worker-{i}", argv=[py, "-m", "c4.main", "bookgen", "worker", "--name", node], stage=3,
             env={**common}, stop_timeout=30.0,
-            ready=lambda n=node, u=redis_url: celery_ping(u, n), info={"node": node},
+            ready=functools.partial(celery_ping, redis_url, node), info={"node": node},
         ))
 
     metrics = {"gateway": local + "/metrics",

@@ -16,6 +16,7 @@ import socket
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 
 
 def grpc_health(address: str, service: str = "", timeout: float = 2.0) -> tuple[bool, str]:
@@ -88,12 +89,15 @@ def tcp_open(address: str, timeout: float = 2.0) -> tuple[bool, str]:
         return False, f"{type(err).__name__}: {err}"
 
 
-PROBES = {"grpc": grpc_health, "http": http_ok, "redis": redis_ping, "tcp": tcp_open}
+Probe = Callable[[str, float], tuple[bool, str]]  # (target, timeout) -> (ready, why)
+
+# grpc_health also takes a service name: main calls it by name.
+PROBES: dict[str, Probe] = {"http": http_ok, "redis": redis_ping, "tcp": tcp_open}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m c4.stack.probe", description=__doc__.splitlines()[0])
-    parser.add_argument("kind", choices=sorted(PROBES))
+    parser.add_argument("kind", choices=sorted([*PROBES, "grpc"]))
     parser.add_argument("target", help="host:port for grpc and tcp, a URL for http and redis")
     parser.add_argument("--timeout", type=float, default=3.0)
     parser.add_argument("--service", default="", help="gRPC service name to check (default: the whole server)")

@@ -27,7 +27,7 @@ def test_corrective_entries_are_exactly_the_engine_blunders(tmp_path):
     g = Position().geometry
     start = Position.parse(START)
     depths = [2]
-    findings, audited = generate(g, start.ply + 3, depths, start=start, tt_log2=20)
+    findings, audited, _ = generate(g, start.ply + 3, depths, start=start, tt_log2=20)
     todo = corrective.positions(g, start.ply + 3, start)
     assert audited == len(todo) > 10
     s = Solver(tt_log2=20)
@@ -47,7 +47,7 @@ def test_corrective_entries_are_exactly_the_engine_blunders(tmp_path):
     assert not book.problems and len(book) == len(findings)
     # the same audit with every verdict known in advance (the books' path) finds the same entries
     known = {pos.canonical_key(): s.solve(pos).score for pos in todo}
-    again, _ = generate(g, start.ply + 3, depths, start=start, tt_log2=20, known=known)
+    again, _, _ = generate(g, start.ply + 3, depths, start=start, tt_log2=20, known=known)
     assert [(f.key, f.best_column, f.score) for f in again] == [(f.key, f.best_column, f.score) for f in findings]
 
 
@@ -55,7 +55,7 @@ def test_an_interrupted_audit_resumes_from_its_journal(tmp_path, monkeypatch):
     g = Position().geometry
     start = Position.parse(START)
     journal = tmp_path / "corrective.txt.journal"
-    first, audited = generate(g, start.ply + 3, [2], start=start, tt_log2=20, journal=journal)
+    first, audited, _ = generate(g, start.ply + 3, [2], start=start, tt_log2=20, journal=journal)
     lines = journal.read_text().splitlines()
     assert len(lines) == audited
     # a torn last line and a line of other depths are skipped, not trusted
@@ -64,7 +64,7 @@ def test_an_interrupted_audit_resumes_from_its_journal(tmp_path, monkeypatch):
     redone = []
     real_audit = corrective.audit
     monkeypatch.setattr(corrective, "audit", lambda pos, *a: redone.append(pos.key()) or real_audit(pos, *a))
-    again, audited_again = generate(g, start.ply + 3, [2], start=start, tt_log2=20, journal=journal)
+    again, audited_again, _ = generate(g, start.ply + 3, [2], start=start, tt_log2=20, journal=journal)
     assert audited_again == audited
     assert redone == [corrective.Finding.from_json(lines[-1]).key]
     assert [(f.key, f.best_column, f.score) for f in again] == [(f.key, f.best_column, f.score) for f in first]
@@ -73,18 +73,18 @@ def test_an_interrupted_audit_resumes_from_its_journal(tmp_path, monkeypatch):
 def test_shards_joined_give_the_whole_audit(tmp_path, monkeypatch):
     g = Position().geometry
     start = Position.parse(START)
-    whole, audited = generate(g, start.ply + 3, [2], start=start, tt_log2=20)
+    whole, audited, planned = generate(g, start.ply + 3, [2], start=start, tt_log2=20)
     parts = []
     for i in range(2):
         journal = tmp_path / f"shard{i}.journal"
-        _, n = generate(g, start.ply + 3, [2], start=start, tt_log2=20, journal=journal, shard=(i, 2))
+        _, n, _ = generate(g, start.ply + 3, [2], start=start, tt_log2=20, journal=journal, shard=(i, 2))
         parts.append(n)
     assert sum(parts) == audited and min(parts) > 0
     joined = tmp_path / "joined.journal"
     joined.write_text((tmp_path / "shard0.journal").read_text() + (tmp_path / "shard1.journal").read_text())
     monkeypatch.setattr(corrective, "audit", lambda *a: pytest.fail("audited again"))
-    again, n = generate(g, start.ply + 3, [2], start=start, tt_log2=20, journal=joined, max_seconds=0)
-    assert n == audited
+    again, n, planned_again = generate(g, start.ply + 3, [2], start=start, tt_log2=20, journal=joined, max_seconds=0)
+    assert n == audited == planned == planned_again  # out of time at once: the journal's audits count
     assert [(f.key, f.best_column, f.score) for f in again] == [(f.key, f.best_column, f.score) for f in whole]
 
 

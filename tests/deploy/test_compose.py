@@ -232,7 +232,7 @@ def test_learn_requests_go_to_the_queue_the_workers_take(raw, resolved, monkeypa
 
     default = BookgenSettings.model_fields["learn_queue"].default
     wired = environment(raw["services"]["gateway"])["C4_GATEWAY_LEARN_QUEUE"]
-    assert wired == "${C4_BOOKGEN_LEARN_QUEUE:-%s}" % default
+    assert wired == f"${{C4_BOOKGEN_LEARN_QUEUE:-{default}}}"
     assert environment(resolved["services"]["gateway"])["C4_GATEWAY_LEARN_QUEUE"] == default
     assert "C4_BOOKGEN_LEARN_QUEUE" in environment(raw["services"]["bookgen-worker"])
 
@@ -390,7 +390,7 @@ def test_redis_persists_on_a_named_volume(resolved):
 
 def test_passed_through_settings_have_working_defaults(raw, monkeypatch):
     """A variable listed without a value is left to the code's default: that default must load."""
-    for service, (modules, prefix) in APP_SERVICES.items():
+    for modules, prefix in APP_SERVICES.values():
         cls = settings_class(modules, prefix)
         for name in env_names(cls):
             monkeypatch.delenv(name, raising=False)

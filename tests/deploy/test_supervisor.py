@@ -5,6 +5,7 @@ the JSON log lines come out readable and prefixed."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -70,20 +71,17 @@ def read_state(path: Path) -> dict:
 @pytest.fixture
 def supervised(tmp_path):
     stack_id = uuid.uuid4().hex[:12]
-    log = open(tmp_path / "out.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-c", RUNNER, str(tmp_path), stack_id], cwd=REPO,
-                            stdout=log, stderr=subprocess.STDOUT)
-    state = tmp_path / "state.json"
-    yield proc, state, stack_id, tmp_path
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
-    for pid in stack_processes(stack_id):  # never leave anything behind, even when a test failed
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    log.close()
+    with open(tmp_path / "out.log", "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-c", RUNNER, str(tmp_path), stack_id], cwd=REPO,
+                                stdout=log, stderr=subprocess.STDOUT)
+        state = tmp_path / "state.json"
+        yield proc, state, stack_id, tmp_path
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in stack_processes(stack_id):  # never leave anything behind, even when a test failed
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_restart_then_sigint_leaves_no_process(supervised):

@@ -17,16 +17,15 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
+from c4.stack.launch import REPO, UpProcess
 from c4.stack.plan import free_port, port_is_free
 from c4.stack.supervisor import stack_processes
 
-REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 480  # per stage: a cold numba cache compiles every kernel first on two slow cores
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
@@ -49,79 +48,16 @@ def has_bookgen_worker() -> bool:
     return True
 
 
-class Stack:
-    """One `c4 up` process and what it wrote to its state file."""
-
-    def __init__(self, tmp: Path):
-        self.data = tmp / "data"
-        self.http_port, self.bridge_port = free_port(), free_port()
-        self.workers = 1 if has_bookgen_worker() else 0
-        self.log_path = tmp / "up.log"
-        self.log = open(self.log_path, "wb")
-        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-        # the engine answers fast and plays weakly enough for a game to end quickly
-        env.update({"C4_GATEWAY_BRIDGE_OPPONENT": "engine:100", "C4_GATEWAY_DEFAULT_OPPONENT": "engine:100"})
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "c4.main", "up", "--http-port", str(self.http_port),
-             "--bridge-port", str(self.bridge_port), "--data-dir", str(self.data),
-             "--workers", str(self.workers), "--color", "never", "--start-timeout", str(START_TIMEOUT_S)],
-            cwd=REPO, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-        )
-        self.url = f"http://127.0.0.1:{self.http_port}"
-
-    def tail(self, n: int = 60) -> str:
-        lines = self.log_path.read_text(errors="replace").splitlines()
-        return "\n".join(lines[-n:])
-
-    def state(self) -> dict:
-        try:
-            return json.loads((self.data / "stack.json").read_text())
-        except (OSError, ValueError):
-            return {}
-
-    def wait(self, predicate, what: str, timeout: float = 300.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = predicate()
-            if value:
-                return value
-            if self.proc.poll() is not None:
-                raise AssertionError(f"c4 up exited ({self.proc.returncode}) while waiting for {what}:\n{self.tail()}")
-            time.sleep(0.2)
-        raise AssertionError(f"gave up waiting for {what}:\n{self.tail()}")
-
-    def child(self, name: str) -> dict:
-        return self.state().get("children", {}).get(name, {})
-
-    def cleanup(self) -> None:
-        stack_id = self.state().get("stack_id")
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if stack_id:
-            for pid in stack_processes(stack_id):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        self.log.close()
-
-
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     why = _missing()
     if why:
         pytest.skip(why)
-    s = Stack(tmp_path_factory.mktemp("c4up"))
-    try:
-        s.wait(lambda: s.state().get("ready"), "every child to be ready", timeout=900)
-        yield s
-    finally:
-        s.cleanup()
+    # the engine answers fast and plays weakly enough for a game to end quickly
+    fast = {"C4_GATEWAY_BRIDGE_OPPONENT": "engine:100", "C4_GATEWAY_DEFAULT_OPPONENT": "engine:100"}
+    with UpProcess(tmp_path_factory.mktemp("c4up") / "data", workers=1 if has_bookgen_worker() else 0, env=fast,
+                   start_timeout_s=START_TIMEOUT_S) as up:
+        yield up.wait_ready()
 
 
 @pytest.fixture
@@ -173,7 +109,7 @@ def test_ready_and_announced(stack):
     names = {"redis", "engine", "solver", "gateway", *(f"worker-{i}" for i in range(1, stack.workers + 1))}
     assert set(state["children"]) == names
     assert all(c["state"] == "ready" and c["pid"] for c in state["children"].values()), state["children"]
-    out = stack.log_path.read_text()
+    out = stack.log_text()
     assert f"open      {stack.url}/" in out
     assert f"bridge    127.0.0.1:{stack.bridge_port}" in out
     assert f"MCP       {stack.url}/mcp" in out
@@ -290,17 +226,16 @@ def test_request_id_follows_a_move_into_the_engine(stack, api):
                  headers={"X-Player-Token": game["token"], "X-Request-ID": rid})
     assert r.status_code == 200 and r.headers.get("x-request-id") == rid, r.text
     stack.wait(lambda: any(line.startswith("engine ") and f"request_id={rid}" in line
-                           for line in stack.log_path.read_text(errors="replace").splitlines()),
+                           for line in stack.log_text().splitlines()),
                "the engine's log line with the request id", timeout=60)
 
 
 def test_killed_child_comes_back(stack, api):
     old = stack.child("engine")
     os.kill(old["pid"], signal.SIGKILL)
-    fresh = stack.wait(lambda: (lambda c: c.get("state") == "ready" and c.get("pid") not in (None, old["pid"]) and c)(
-        stack.child("engine")), "the engine to come back")
+    fresh = stack.wait_back("engine", old["pid"])
     assert fresh["restarts"] >= 1
-    assert "engine exited (signal 9)" in stack.log_path.read_text()
+    assert "engine exited (signal 9)" in stack.log_text()
     stack.wait(lambda: api.get("/readyz").status_code == 200, "the gateway to be ready again", timeout=120)
     assert play_http_game(api)["status"] == "over"
 
@@ -313,9 +248,7 @@ def test_redis_restart_keeps_the_game(stack, api):
     assert len(state["moves"]) == 2
     old = stack.child("redis")
     os.kill(old["pid"], signal.SIGTERM)  # as `docker compose restart redis` does; c4 up starts it again
-    stack.wait(lambda: (lambda c: c.get("state") == "ready" and c.get("pid") not in (None, old["pid"]))(
-        stack.child("redis")), "redis to come back")
-    assert stack.child("redis")["restarts"] >= 1
+    assert stack.wait_back("redis", old["pid"])["restarts"] >= 1
 
     def fetched():
         r = api.get(f"/api/v1/games/{gid}")
