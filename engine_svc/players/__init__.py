@@ -252,7 +252,10 @@ def _opponent_arg(spec: str, arg: str) -> str:
     """The canonical spec of clairvoyant's opponent, one whose policy it can know."""
     from .policies import DETERMINISTIC, KNOWN_POLICIES
 
-    name, value = parse_spec(arg)  # InvalidSpec names the bad part
+    if arg.strip().lower().startswith("perfect"):
+        name, value = "perfect", None  # the solver service's: no policy here
+    else:
+        name, value = parse_spec(arg)  # InvalidSpec names the bad part
     if name not in ("random", "greedy", "noisy_greedy", "easy", "medium", "hard", "minimax", *DETERMINISTIC):
         raise InvalidSpec(f"player {spec!r}: clairvoyant cannot know the policy of {arg!r}; "
                           f"it knows {', '.join(KNOWN_POLICIES)}")

@@ -59,10 +59,12 @@ class ThreePlyPlayer(Player):
         super().__init__(spec, geometry, seed)
         self.model = model
         self.family = family
+        self.nodes = 0  # positions the last move looked at (the model's own choices not counted)
 
     def column_values(self, pos) -> dict[int, float]:
         """The value of every legal column from the side to move's view."""
         me = pos.to_move
+        self.nodes = 0
         values: dict[int, float] = {}
         for c in pos.legal_moves():
             child = pos.played(c)
@@ -70,6 +72,7 @@ class ThreePlyPlayer(Player):
         return values
 
     def _value(self, pos, depth: int, me: int, alpha: float, beta: float) -> float:
+        self.nodes += 1
         if pos.is_over:
             return end_value(pos, me)
         if depth == 0:
@@ -99,7 +102,7 @@ class ThreePlyPlayer(Player):
         best = max(values.values())
         col = next(c for c in _centre_first(pos) if values[c] >= best - TIE)
         score = int(round(best))
-        return SearchResult(column=col, score=score, depth=PLIES,
+        return SearchResult(column=col, score=score, depth=PLIES, nodes=self.nodes,
                             message=f"3 plies against {self.model.name if self.model else 'the worst reply'}")
 
 
