@@ -107,8 +107,8 @@ def run_audit(player: str, games: int, opening_plies: int, seed: int, oracle, fa
     for k, opening in enumerate(openings):
         # alternate the audited player's colour: even games it moves first after the opening
         audited_first = k % 2 == 0
-        me = factory.make(player, seed=seed * 7919 + 2 * k)
-        other = me if opponent == player else factory.make(opponent, seed=seed * 7919 + 2 * k + 1)
+        me = factory.make(player, seed=seed * 7919 + 2 * k, opponent=opponent)
+        other = me if opponent == player else factory.make(opponent, seed=seed * 7919 + 2 * k + 1, opponent=player)
         pos = Position.from_moves(opening, g)
         my_color = pos.to_move if audited_first else 1 - pos.to_move
         while not pos.is_over:

@@ -104,10 +104,13 @@ class LadderPlayer(ArenaPlayer):
     """A player of the engine's ladder, in-process; a fresh player a move, seeded by :func:`move_seed`."""
 
     def __init__(self, spec: str, geometry: Geometry = STANDARD, seed: int = 0, budget_ms: int | None = None,
-                 books=None, engine=None):
+                 books=None, engine=None, ladder_spec: str | None = None):
+        """``ladder_spec`` is what plays when it differs from the name in the
+        records (a bare ``clairvoyant`` bound to its opponent)."""
         from engine_svc.players import InvalidSpec, make_player
 
-        self._make = lambda s: make_player(spec, geometry=geometry, seed=s, books=books, engine=engine)
+        played = ladder_spec or spec
+        self._make = lambda s: make_player(played, geometry=geometry, seed=s, books=books, engine=engine)
         try:
             self._player = self._make(move_seed(seed, 0))
         except InvalidSpec as exc:
@@ -178,10 +181,11 @@ class GrpcLadderPlayer(ArenaPlayer):
     """A ladder player through the engine service (``EngineService.Move``)."""
 
     def __init__(self, spec: str, channel, geometry: Geometry = STANDARD, seed: int = 0, budget_ms: int | None = None,
-                 timeout_s: float | None = None):
+                 timeout_s: float | None = None, ladder_spec: str | None = None):
         from c4proto.connect4.v1 import engine_pb2_grpc
 
         self.spec = spec
+        self.ladder_spec = ladder_spec or spec
         self.geometry = geometry
         self.seed = seed
         self.budget_ms = budget_ms
@@ -193,7 +197,7 @@ class GrpcLadderPlayer(ArenaPlayer):
 
         from c4proto.connect4.v1 import engine_pb2
 
-        req = engine_pb2.MoveRequest(position=_proto_position(pos), player=self.spec,
+        req = engine_pb2.MoveRequest(position=_proto_position(pos), player=self.ladder_spec,
                                      budget_ms=self.budget_ms or 0, seed=move_seed(self.seed, pos.ply))
         t0 = time.perf_counter()
         try:
@@ -318,8 +322,11 @@ class PlayerFactory:
             self._channels[addr] = grpc.insecure_channel(addr)
         return self._channels[addr]
 
-    def make(self, spec: str, seed: int = 0) -> ArenaPlayer:
+    def make(self, spec: str, seed: int = 0, opponent: str | None = None) -> ArenaPlayer:
+        """The player ``spec``; ``opponent`` (the other player's spec) binds a
+        bare ``clairvoyant`` to the policy it plays against."""
         spec = spec.strip()
+        ladder = _bound(spec, opponent)
         if spec == PERFECT or spec.startswith(PERFECT + ":"):
             budget = 0
             if ":" in spec:
@@ -332,14 +339,36 @@ class PlayerFactory:
             return PerfectPlayer(self.geometry, budget, self.books, self.solver())
         if self.via.engine_addr:
             return GrpcLadderPlayer(spec, self._channel(self.via.engine_addr), self.geometry, seed,
-                                    timeout_s=self.grpc_timeout_s)
+                                    timeout_s=self.grpc_timeout_s, ladder_spec=ladder)
         engine, books = self._engine_for(spec)
-        return LadderPlayer(spec, self.geometry, seed, books=books, engine=engine)
+        return LadderPlayer(spec, self.geometry, seed, books=books, engine=engine, ladder_spec=ladder)
 
     def close(self) -> None:
         for ch in self._channels.values():
             ch.close()
         self._channels.clear()
+
+
+def _bound(spec: str, opponent: str | None) -> str:
+    if opponent is None:
+        return spec
+    from engine_svc.players import bind_opponent
+
+    return bind_opponent(spec, opponent)
+
+
+def check_pairings(players: list[str], gauntlet: bool = False) -> None:
+    """PlayerError when a bare ``clairvoyant`` meets a player whose policy it
+    cannot know (checked before any game starts)."""
+    for i, spec in enumerate(players):
+        if spec.strip().lower() != "clairvoyant":
+            continue
+        others = players[:i] + players[i + 1:] if not gauntlet or i == 0 else players[:1]
+        for other in others:
+            try:
+                check_spec(_bound(spec, other))
+            except PlayerError as exc:
+                raise PlayerError(f"clairvoyant against {other!r}: {exc}") from None
 
 
 def check_spec(spec: str, geometry: Geometry = STANDARD) -> None:

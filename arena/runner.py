@@ -65,8 +65,8 @@ def _init_worker(geometry: Geometry, via: Via, books: str | None, engine_books: 
 
 def _play_slot(slot: GameSlot, opening: list[int]) -> GameRecord:
     assert _factory is not None
-    first = _factory.make(slot.first, seed=slot.seed)
-    second = _factory.make(slot.second, seed=slot.seed ^ 0x5BD1E995)
+    first = _factory.make(slot.first, seed=slot.seed, opponent=slot.second)
+    second = _factory.make(slot.second, seed=slot.seed ^ 0x5BD1E995, opponent=slot.first)
     rec = play_game(first, second, opening, _factory.geometry)
     rec.pair, rec.opening_index, rec.seed = slot.pair, slot.opening, slot.seed
     return rec

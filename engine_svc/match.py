@@ -16,7 +16,7 @@ from collections.abc import Callable
 from connect4 import STANDARD, Geometry, Position
 from connect4.openings import random_openings
 
-from .players import make_player
+from .players import bind_opponent, make_player
 
 
 @dataclass
@@ -77,8 +77,8 @@ def play_match(a: str, b: str, games: int = 200, opening_plies: int = 4, seed: i
                tt_mb: float = 64.0, books=None) -> MatchResult:
     """``games`` games (rounded up to pairs) of spec ``a`` against spec ``b``;
     ``books`` (a BookSet or None) is what engine players consult first."""
-    player_a = make_player(a, geometry, seed=seed, tt_mb=tt_mb, books=books)
-    player_b = make_player(b, geometry, seed=seed + 1, tt_mb=tt_mb, books=books)
+    player_a = make_player(bind_opponent(a, b), geometry, seed=seed, tt_mb=tt_mb, books=books)  # a bare clairvoyant
+    player_b = make_player(bind_opponent(b, a), geometry, seed=seed + 1, tt_mb=tt_mb, books=books)  # knows its opponent
     result = MatchResult(a, b)
     pairs = (games + 1) // 2
     for opening in random_openings(pairs, opening_plies, seed, geometry):

@@ -261,7 +261,7 @@ def warm_up(servicer: EngineServicer) -> None:
     """Compile (or load from the cache) every kernel and touch each player once."""
     started = time.perf_counter()
     pos = Position.parse("4453")
-    for spec in ("random", "greedy", "gated", "easy", "minimax:2", "mcts:50"):
+    for spec in ("random", "greedy", "gated", "easy", "minimax:2", "mcts:50", "search", "alphabeta"):
         make_player(spec, pos.geometry, seed=0).choose(pos)
     with servicer.pool.engine(pos.geometry) as engine:
         engine.search(pos, max_depth=4)

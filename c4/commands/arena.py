@@ -15,7 +15,8 @@ def register(sub) -> None:
         description="Every pair of players plays --games games: --games/2 random openings of --opening-plies plies, "
         "each played once with each player making the first move after it. Writes games.json (raw and summary), "
         "report.md and PNG plots into --out; prints the Markdown report. Players: random, greedy, gated, "
-        "minimax:D, easy, medium, hard, mcts:N, engine:MS, perfect[:NODES].",
+        "minimax:D, easy, medium, hard, mcts:N, engine:MS, noisy_greedy[:P], alphabeta, expectimax, "
+        "clairvoyant (bound to each opponent) or clairvoyant:SPEC, search, solver, perfect[:NODES].",
     )
     p.add_argument("players", nargs="+", metavar="PLAYER", help="player specs, at least two")
     p.add_argument("--games", type=argtypes.even_games, default=20,
@@ -43,7 +44,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from connect4 import Connect4Error, Geometry
 
-    from arena.players import PlayerError, Via, check_spec
+    from arena.players import PlayerError, Via, check_pairings, check_spec
     from arena.report import write_all
     from arena.runner import ArenaConfig, ArenaError, run_arena
 
@@ -73,6 +74,10 @@ def run(args) -> int:
                 check_spec(spec, geometry)
             except PlayerError as exc:
                 return fail(f"player {spec!r}: {exc}")
+    try:
+        check_pairings(list(args.players), args.gauntlet)
+    except PlayerError as exc:
+        return fail(str(exc))
     from c4.bookpaths import BookPathError, explicit_book_paths
     from c4.outputs import OutputError, prepare_dir
     from c4.reach import Unreachable, require_services

@@ -31,11 +31,11 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from engine_svc.match import play_match
-    from engine_svc.players import InvalidSpec, parse_spec
+    from engine_svc.players import InvalidSpec, bind_opponent, parse_spec
 
-    for spec in (args.a, args.b):
+    for spec, other in ((args.a, args.b), (args.b, args.a)):
         try:
-            parse_spec(spec)
+            parse_spec(bind_opponent(spec, other))  # a bare clairvoyant plays against its opponent's policy
         except InvalidSpec as exc:
             print(f"c4 match: {exc}", file=sys.stderr)
             return 2

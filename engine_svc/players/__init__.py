@@ -32,6 +32,15 @@ Specs, in ladder order (weakest first, as measured in docs/results/ladder.md):
   mcts:N        PUCT with random rollouts, N simulations (1..1000000)
   engine:MS     the full engine (book, MTD(f), table) with MS ms (1..600000);
                 ``engine`` alone is engine:2000
+Counted budgets and regimes (engine_svc/players/budgeted.py, regimes.py; placed
+by docs/ladder.md):
+  noisy_greedy  greedy with 20 % random moves (noisy_greedy:P: P %, 0..100)
+  alphabeta     3 plies, assuming the opponent's worst reply
+  expectimax    3 plies, assuming greedy with 20 % random moves
+  clairvoyant:S 3 plies, knowing the opponent's actual policy: the player S's
+                (bare ``clairvoyant`` only in a match, which binds it)
+  search        counted negamax, 20,000 positions a move
+  solver        every column proved within 300,000 positions, else search's move
 Learned players (7x6 only; weights in books/models/, docs/learned.md):
   net           the policy/value net's most probable column, no search
   az:N          PUCT with N simulations (1..100000) over the net's prior and
@@ -55,6 +64,7 @@ from ..minimax import BLOCKER, CASUAL
 from ..result import DepthReport, SearchResult
 from ..search import Engine
 from ..stopping import Cancel, Stopped
+from .budgeted import SOLVER_BUDGET, SEARCH_BUDGET, SearchPlayer, SolverPlayer
 from .ladder import (
     EnginePlayer,
     GatedPlayer,
@@ -64,6 +74,7 @@ from .ladder import (
     Player,
     RandomPlayer,
 )
+from .regimes import EXPECTIMAX_RATE, NoisyGreedyPlayer, ThreePlyPlayer, bind_opponent, expectimax_model
 
 __all__ = [
     "Cancel",
@@ -74,6 +85,7 @@ __all__ = [
     "SearchResult",
     "Stopped",
     "UnavailablePlayer",
+    "bind_opponent",
     "list_players",
     "make_player",
     "parse_spec",
@@ -96,7 +108,9 @@ DEFAULT_AZ_SIMULATIONS = 800
 LEARNED = ("net", "az", "dqn")
 
 SPEC_HELP = ("random, greedy, gated, easy, medium, hard, minimax:D (D 1..12), "
-             "mcts:N (N 1..1000000), engine or engine:MS (MS 1..600000), net, az:N (N 1..100000), dqn")
+             "mcts:N (N 1..1000000), engine or engine:MS (MS 1..600000), net, az:N (N 1..100000), dqn, "
+             "noisy_greedy or noisy_greedy:P (P 0..100), alphabeta, expectimax, clairvoyant:SPEC, search, solver")
+REGIMES = ("alphabeta", "expectimax", "search", "solver")  # no parameter
 
 
 class InvalidSpec(ValueError):
@@ -138,6 +152,24 @@ def list_players() -> list[PlayerInfo]:
         PlayerInfo("engine", "engine", f"the full engine with {DEFAULT_ENGINE_MS} ms", True, 1, MAX_BUDGET_MS,
                    DEFAULT_ENGINE_MS, True),
         *_learned_infos(),
+        *_counted_infos(),
+    ]
+
+
+def _counted_infos() -> list[PlayerInfo]:
+    """The players with counted budgets and the regime players, in their own
+    group after the learned ones, weakest first (docs/ladder.md places them)."""
+    return [
+        PlayerInfo("noisy_greedy", "noisy_greedy", "greedy with 20% random moves (noisy_greedy:P: P%)", False,
+                   0, 100),
+        PlayerInfo("alphabeta", "alphabeta", "3-ply search assuming the opponent's worst reply", False),
+        PlayerInfo("expectimax", "expectimax", "3-ply search assuming greedy with 20% random moves", False),
+        PlayerInfo("clairvoyant:greedy", "clairvoyant",
+                   "3-ply search knowing the opponent's actual policy, named after the colon (clairvoyant:SPEC)",
+                   False),
+        PlayerInfo("search", "search", f"negamax with a table, {SEARCH_BUDGET:,} positions a move (counted)", False),
+        PlayerInfo("solver", "solver",
+                   f"exact solve of every column within {SOLVER_BUDGET:,} positions, else search's move", False),
     ]
 
 
@@ -167,8 +199,10 @@ def _int_arg(spec: str, text: str, lo: int, hi: int, what: str) -> int:
     return value
 
 
-def parse_spec(spec) -> tuple[str, int | None]:
-    """``"minimax:5"`` -> ("minimax", 5); InvalidSpec for anything else than SPEC_HELP."""
+def parse_spec(spec) -> tuple[str, int | str | None]:
+    """``"minimax:5"`` -> ("minimax", 5); ``"clairvoyant:greedy"`` ->
+    ("clairvoyant", "greedy") (the opponent's canonical spec; None for a bare
+    ``clairvoyant``); InvalidSpec for anything else than SPEC_HELP."""
     if not isinstance(spec, str):
         raise InvalidSpec(f"player spec must be a string, got {type(spec).__name__}")
     text = spec.strip().lower()
@@ -199,9 +233,33 @@ def parse_spec(spec) -> tuple[str, int | None]:
         if not sep:
             return name, DEFAULT_AZ_SIMULATIONS
         return name, _int_arg(spec, arg, 1, MAX_AZ_SIMULATIONS, "simulations")
+    if name in REGIMES:
+        if sep:
+            raise InvalidSpec(f"player {spec!r}: {name} takes no parameter")
+        return name, None
+    if name == "noisy_greedy":
+        if not sep:
+            return name, None
+        return name, _int_arg(spec, arg, 0, 100, "random move percentage")
+    if name == "clairvoyant":
+        return name, _opponent_arg(spec, arg) if sep else None
     if name == "perfect":
         raise InvalidSpec("the perfect player is served by the solver service, not the engine")
     raise InvalidSpec(f"unknown player {spec!r}; use one of: {SPEC_HELP}")
+
+
+def _opponent_arg(spec: str, arg: str) -> str:
+    """The canonical spec of clairvoyant's opponent, one whose policy it can know."""
+    from .policies import DETERMINISTIC, KNOWN_POLICIES
+
+    if arg.strip().lower().startswith("perfect"):
+        name, value = "perfect", None  # the solver service's: no policy here
+    else:
+        name, value = parse_spec(arg)  # InvalidSpec names the bad part
+    if name not in ("random", "greedy", "noisy_greedy", "easy", "medium", "hard", "minimax", *DETERMINISTIC):
+        raise InvalidSpec(f"player {spec!r}: clairvoyant cannot know the policy of {arg!r}; "
+                          f"it knows {', '.join(KNOWN_POLICIES)}")
+    return name if value is None else f"{name}:{value}"
 
 
 def make_player(spec: str, geometry: Geometry = STANDARD, seed: int = 0, *,
@@ -224,11 +282,33 @@ def make_player(spec: str, geometry: Geometry = STANDARD, seed: int = 0, *,
         return MinimaxPlayer(canonical, geometry, seed, depth=arg)
     if name == "mcts":
         return MctsPlayer(canonical, geometry, seed, simulations=arg)
+    if name in ("noisy_greedy", "alphabeta", "expectimax", "clairvoyant", "search", "solver"):
+        return _make_counted(name, canonical, geometry, seed, arg)
     if name in LEARNED:
         return _make_learned(name, canonical, geometry, seed, arg)
     if engine is not None and engine.geometry != geometry:
         raise ValueError("the engine given is for another geometry")
     return EnginePlayer(canonical, geometry, seed, budget_ms=arg, tt_mb=tt_mb, books=books, engine=engine)
+
+
+def _make_counted(name: str, canonical: str, geometry: Geometry, seed: int, arg) -> Player:
+    if name == "noisy_greedy":
+        rate = EXPECTIMAX_RATE if arg is None else arg / 100.0
+        return NoisyGreedyPlayer(canonical, geometry, seed, rate=rate)
+    if name == "search":
+        return SearchPlayer(canonical, geometry, seed)
+    if name == "solver":
+        return SolverPlayer(canonical, geometry, seed)
+    if name == "alphabeta":
+        return ThreePlyPlayer(canonical, geometry, seed, family="alphabeta")
+    if name == "expectimax":
+        return ThreePlyPlayer(canonical, geometry, seed, model=expectimax_model(geometry), family="expectimax")
+    if arg is None:
+        raise InvalidSpec("player 'clairvoyant' needs its opponent: clairvoyant:SPEC, e.g. clairvoyant:greedy "
+                          "(a match or the arena binds a bare clairvoyant to its opponent)")
+    from .policies import policy_for
+
+    return ThreePlyPlayer(canonical, geometry, seed, model=policy_for(arg, geometry), family="clairvoyant")
 
 
 def _make_learned(name: str, canonical: str, geometry: Geometry, seed: int, arg) -> Player:

@@ -1,0 +1,208 @@
+"""A negamax that stops at a counted number of positions, not at a clock.
+
+The kernels of the ``search`` and ``solver`` players (:mod:`.budgeted`):
+alpha-beta negamax, fail-soft, with
+
+* exact pruning of the moves that lose at once: a win now is taken; two
+  opponent winning cells on top of columns lose; one must be blocked; a move
+  right under an opponent's winning cell is never searched; nothing left is
+  a loss (the same tactics as the engine's, :mod:`engine_svc.negamax`);
+* a table of scored positions (key, score, depth, bound, best column),
+  always replaced, whose best column is tried first; then centre first;
+* leaves scored by :func:`leaf_value`: the side to move's winning cells
+  (empty cells that would complete one of its lines) minus the opponent's,
+  times ``WINNING_CELL``, plus its stones in the central column(s) minus the
+  opponent's.
+
+Scores are the engine's (:mod:`engine_svc.scores`): a win whose last stone is
+stone ``n`` scores ``MATE + CELLS + 1 - n`` for the winner, a draw 0; leaves
+stay far below ``MATE``. Searched to the end of the game (``depth`` = the
+empty cells) no leaf is ever scored and every value is exact: that is the
+``solver`` player's exact solve.
+
+The budget: ``ws[NODES]`` counts positions entered, and a search that would
+enter one more than ``ws[BUDGET]`` sets ``ws[ABORT]`` and unwinds without
+storing anything, so the count never passes the budget and two runs with one
+budget visit the same positions in the same order. ``ws[STOP]`` (a cancel
+from another thread, :func:`engine_svc.stopping.stop_on`) aborts the same way,
+read every 1024 positions.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from types import SimpleNamespace
+
+import numpy as np
+from numba import int64, uint64
+
+from connect4.bits import popcount
+from connect4.geometry import STANDARD, Geometry
+from connect4.jit import kernel
+from connect4.kernels import kernels_for
+
+from ..scores import INF, MATE
+
+NODES, BUDGET, ABORT, STOP, BEST = 0, 1, 2, 3, 4  # the workspace ws (int64)
+WS_SIZE = 5
+KEY, SCORE, DEPTH, BOUND, MOVE = 0, 1, 2, 3, 4  # the columns of a table row
+LOWER, UPPER, EXACT = 1, 2, 3
+WINNING_CELL = 4  # a winning cell is worth four central stones
+STOP_CHECK = 1023
+HASH_MUL = uint64(0x9E3779B97F4A7C15)  # 2**64 / golden ratio
+
+
+def new_table(bits: int) -> tuple[np.ndarray, np.uint64]:
+    """A table of ``2**bits`` rows and the shift that picks a row from a key
+    (Fibonacci hashing); key 0 marks an empty row (no position has key 0)."""
+    return np.zeros((1 << bits, 5), dtype=np.int64), np.uint64(64 - bits)
+
+
+def new_workspace(budget: int) -> np.ndarray:
+    ws = np.zeros(WS_SIZE, dtype=np.int64)
+    ws[BUDGET] = budget
+    return ws
+
+
+@cache
+def counted_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
+    tag = f"counted{g.width}x{g.height}k{g.k}"
+    W, CELLS = g.width, g.cells
+    BOTTOM = uint64(g.bottom_mask)
+    BOARD = uint64(g.board_mask)
+    COLMASK = np.array([g.column_mask(c) for c in range(W)], dtype=np.uint64)
+    ORDER = np.array(g.center_order(), dtype=np.int64)
+    centre = 0
+    for c in {(W - 1) // 2, W // 2}:  # one central column, or both middle ones on even widths
+        centre |= g.column_mask(c)
+    CENTRE = uint64(centre)
+    win_cells = kernels_for(g).winning_cells
+
+    @kernel(tag)
+    def leaf_value(cur, mask):
+        """The side to move's view: winning cells (x WINNING_CELL) and central stones, each minus the opponent's."""
+        opp = cur ^ mask
+        empty = BOARD & ~mask
+        cells = popcount(win_cells(cur, mask) & empty) - popcount(win_cells(opp, mask) & empty)
+        return int64(WINNING_CELL) * int64(cells) + int64(popcount(cur & CENTRE)) - int64(popcount(opp & CENTRE))
+
+    @kernel(tag)
+    def negamax(cur, mask, ply, depth, alpha, beta, tt, shift, ws):
+        """Value of (cur, mask) for the side to move, fail-soft within (alpha, beta);
+        0 with ws[ABORT] set when the budget or the stop flag ends the search."""
+        n = ws[NODES]
+        if n >= ws[BUDGET] or ((n & STOP_CHECK) == 0 and ws[STOP] != 0):
+            ws[ABORT] = 1
+            return int64(0)
+        ws[NODES] = n + 1
+        if ply == CELLS:
+            return int64(0)  # a full board: a draw
+        possible = (mask + BOTTOM) & BOARD  # the landing cell of every open column
+        if win_cells(cur, mask) & possible:
+            return int64(MATE + CELLS - ply)  # a win with stone ply + 1
+        opp = cur ^ mask
+        ow = win_cells(opp, mask)
+        forced = possible & ow
+        moves = possible & ~(ow >> uint64(1))  # never right under an opponent's winning cell
+        if forced:
+            if forced & (forced - uint64(1)):
+                return -int64(MATE + CELLS - ply - 1)  # two threats: lost with stone ply + 2
+            moves &= forced
+        if moves == 0:
+            return -int64(MATE + CELLS - ply - 1)  # every move lets the opponent win next
+        if depth <= 0:
+            return leaf_value(cur, mask)
+
+        key = int64(cur + mask + BOTTOM)  # Pons' key: one per position
+        slot = int64((uint64(key) * HASH_MUL) >> shift)
+        ttmove = -1
+        if tt[slot, KEY] == key:
+            ttmove = tt[slot, MOVE]
+            if tt[slot, DEPTH] >= depth:
+                ts, tb = tt[slot, SCORE], tt[slot, BOUND]
+                if tb == EXACT or (tb == LOWER and ts >= beta) or (tb == UPPER and ts <= alpha):
+                    return ts
+
+        alpha0 = alpha
+        best = -int64(INF)
+        bestmove = -1
+        for k in range(-1, W):
+            if k < 0:
+                c = ttmove
+                if c < 0:
+                    continue
+            else:
+                c = ORDER[k]
+                if c == ttmove:
+                    continue
+            b = moves & COLMASK[c]
+            if b == 0:
+                continue
+            v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, tt, shift, ws)
+            if ws[ABORT]:
+                return int64(0)
+            if v > best:
+                best = v
+                bestmove = c
+                if v > alpha:
+                    alpha = v
+                    if alpha >= beta:
+                        break
+        bound = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
+        tt[slot, KEY] = key
+        tt[slot, SCORE] = best
+        tt[slot, DEPTH] = depth
+        tt[slot, BOUND] = bound
+        tt[slot, MOVE] = bestmove
+        return best
+
+    @kernel(tag)
+    def root(cur, mask, ply, depth, tt, shift, ws):
+        """Every legal column searched with the full window (a lost position
+        still gets its longest defence); the value, and the best column in ws[BEST]."""
+        ws[BEST] = -1
+        possible = (mask + BOTTOM) & BOARD
+        wins = win_cells(cur, mask) & possible
+        best = -int64(INF)
+        alpha = -int64(INF)
+        for k in range(W):
+            c = ORDER[k]
+            b = possible & COLMASK[c]
+            if b == 0:
+                continue
+            if wins & b:
+                ws[BEST] = c
+                return int64(MATE + CELLS - ply)
+        first = -1
+        key = int64(cur + mask + BOTTOM)
+        slot = int64((uint64(key) * HASH_MUL) >> shift)
+        if tt[slot, KEY] == key:
+            first = tt[slot, MOVE]  # the previous iteration's best column first
+        for k in range(-1, W):
+            if k < 0:
+                c = first
+                if c < 0:
+                    continue
+            else:
+                c = ORDER[k]
+                if c == first:
+                    continue
+            b = possible & COLMASK[c]
+            if b == 0:
+                continue
+            v = -negamax(cur ^ mask, mask | b, ply + 1, depth - 1, -int64(INF), -alpha, tt, shift, ws)
+            if ws[ABORT]:
+                return int64(0)
+            if v > best:
+                best = v
+                ws[BEST] = c
+                if v > alpha:
+                    alpha = v
+        tt[slot, KEY] = key
+        tt[slot, SCORE] = best
+        tt[slot, DEPTH] = depth
+        tt[slot, BOUND] = EXACT
+        tt[slot, MOVE] = ws[BEST]
+        return best
+
+    return SimpleNamespace(leaf_value=leaf_value, negamax=negamax, root=root, geometry=g)
