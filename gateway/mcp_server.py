@@ -218,6 +218,8 @@ def build_mcp() -> Connect4MCP:
         allow_analysis: Annotated[args.Flag | None, Field(description="allow connect4_analyze in this game "
                                                                       "(default: yes against a program, no "
                                                                       "against a person)")] = None,
+        guarded: Annotated[args.Flag, Field(description="true: the gate checks each of your moves and replaces "
+                                                        "one that fails its four checks (see connect4_guard)")] = False,
     ) -> GameOut:
         async def body(caller: Caller) -> CallToolResult:
             games = gateway()
@@ -226,7 +228,7 @@ def build_mcp() -> Connect4MCP:
             spec = (opponent or games.settings.bridge_opponent).strip()
             analysis = allow_analysis if allow_analysis is not None else spec != "human"
             created = await games.create(opponent=spec, engine_starts=engine_starts, think_ms=think_ms,
-                                         player="llm", allow_analysis=analysis, wait=True)
+                                         player="llm", allow_analysis=analysis, wait=True, guarded=guarded)
             gid = created["state"]["id"]
             before = await games.store.ns_get(caller.ns, game)
             await games.store.ns_set(caller.ns, game, gid, sealing.seal(created["token"], caller.key, gid))
@@ -308,6 +310,22 @@ def build_mcp() -> Connect4MCP:
             await gateway().set_hints(doc.id, token, on)
             return result(caller, await gateway().store.load(doc.id), seat, game)
         return await run("connect4_hints", ctx, game, body)
+
+    @mcp.tool(title="Guard my moves", annotations=SETTING,
+              description="Turn the gate on or off for your moves: each move is checked (takes_win: take a win "
+                          "on the board; blocks_threat: block the opponent's win next move; not_under_threat: do "
+                          "not play right under its winning cell; no_loss_in_two: no reply leaves you lost) and "
+                          "one that fails is replaced by the gate's choice; the result's override says which "
+                          "checks failed and why.")
+    async def connect4_guard(
+        ctx: Context[Any, Any], on: Annotated[args.Flag, Field(description="true: the gate checks your moves")],
+        game: args.GameName = "default",
+    ) -> GameOut:
+        async def body(caller: Caller) -> CallToolResult:
+            doc, token, seat = await named(caller, game, create=True)
+            await gateway().set_guarded(doc.id, token, on)
+            return result(caller, await gateway().store.load(doc.id), seat, game)
+        return await run("connect4_guard", ctx, game, body)
 
     @mcp.tool(title="Analyze the position", annotations=READ,
               description="Each column's exact score from the solver for the side to move (allowed by default in "
