@@ -13,7 +13,7 @@ from arena.players import PlayerFactory
 from connect4 import Geometry, Position
 from connect4.gate import guard
 
-from .test_play import run_play
+from .test_play import _pty_session, run_play
 
 # F c1 a2 b2 c2, S a1 b1 g1: second to move; first's winning cell d2 sits over the empty d1.
 TRAP = "3112273"
@@ -156,3 +156,16 @@ def test_c4_play_guarded_piped():
 def test_c4_play_guarded_needs_a_person():
     out = run_play(["greedy", "random", "--guarded"], "")
     assert out.returncode == 2 and "--guarded guards a person's moves: one PLAYER must be 'you'" in out.stderr
+
+
+def test_pty_guarded_override_flashes_amber_and_green():
+    text = _pty_session({}, ["d", "quit"], args=("you", "you", "--guarded", "--from", TRAP))
+    assert "\x1b[38;5;214m\x1b[5m\x1b[1md\x1b[0m" in text  # the rejected d, amber and blinking
+    assert "\x1b[32m\x1b[1mc\x1b[0m" in text  # the played c, green
+    assert "not_under_threat: d lands directly under the opponent's winning cell d2" in text
+
+
+def test_pty_guarded_with_no_color_is_plain():
+    text = _pty_session({"NO_COLOR": "1"}, ["d", "quit"], args=("you", "you", "--guarded", "--from", TRAP))
+    assert "\x1b[3" not in text and "\x1b[5m" not in text
+    assert "✗" in text and "×" in text and "game abandoned" in text
