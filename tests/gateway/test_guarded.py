@@ -65,7 +65,8 @@ def test_rest_switch_and_its_bad_input(client):
     before = client.get(f"/api/v1/games/{gid}").json()
     for body in ({"on": "yes"}, {"on": 1}, {}, {"on": None}):
         r = client.post(f"/api/v1/games/{gid}/guard", json=body, headers={"X-Player-Token": red})
-        assert r.status_code == 422 or error_of(r) == "bad_request", (body, r.text)
+        assert r.status_code == 400 and error_of(r) == "bad_request", (body, r.text)
+        assert "on" in r.json()["error"]["message"]
     r = client.post(f"/api/v1/games/{gid}/guard", json={"on": True})
     assert r.status_code == 403 and error_of(r) == "bad_token"
     r = client.post(f"/api/v1/games/{gid}/guard", json={"on": True}, headers={"X-Player-Token": "nope"})
@@ -92,7 +93,8 @@ def test_rest_switch_and_its_bad_input(client):
 def test_rest_create_refuses_a_guarded_that_is_not_a_boolean(client):
     for value in ("yes", 1, "true", None):
         r = client.post("/api/v1/games", json={"opponent": "human", "guarded": value})
-        assert r.status_code in (400, 422), r.text
+        assert r.status_code == 400 and error_of(r) == "bad_request", r.text
+        assert "guarded" in r.json()["error"]["message"]
 
 
 def test_undo_clears_the_override(client):
