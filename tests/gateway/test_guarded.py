@@ -154,3 +154,34 @@ def test_mcp_guarded_game_and_switch(bare_gateway):
                 assert rest.get(f"/api/v1/games/{gid}").json()["seats"]["yellow"]["guarded"] is False
 
     asyncio.run(go())
+
+
+def test_rest_guarded_random_player_never_hands_a_win(client):
+    """Red guarded, typing random columns; yellow random: after each of red's moves
+    yellow has no win at once, unless every column of red's gave it one."""
+    import random
+
+    from connect4 import Position
+
+    overrides = 0
+    for seed in range(3):
+        rng = random.Random(seed)
+        gid, red, yellow = new_pvp(client, guarded=True)
+        pos = Position()
+        while not pos.is_over:
+            legal = pos.legal_moves()
+            mover = (red, yellow)[pos.to_move]
+            before = pos.copy()
+            st = play(client, gid, mover, rng.choice(legal) + 1).json()
+            played = st["moves"][-1] - 1
+            pos.play(played)
+            if before.to_move == 0:
+                overrides += bool(st["override"] and st["override"]["overridden"])
+
+                def gives(c, p=before):
+                    q = p.played(c)
+                    return not q.is_over and q.can_win_next()
+                if not all(gives(c) for c in legal):
+                    assert not gives(played), st["moves"]
+            assert st["moves"] == [c + 1 for c in pos.moves]
+    assert overrides > 0
