@@ -7,7 +7,13 @@ single letter: every letter is a column on a board wide enough (``h`` on 8
 columns, ``q`` on 17). Bad input gets a message saying what was wrong and a
 new prompt; the game is never lost to a typo. After each engine move
 its search figures are shown (depth, score, nodes, time, principal
-variation, book and proof flags).
+variation, book and proof flags). Under every board a panel counts each
+player's winning cells.
+
+A guarded person (``c4 play --guarded``) has each move checked by the gate
+(:mod:`connect4.gate`): a move failing a check is replaced by the gate's
+choice, and the override is shown on the board and in words, each failed
+check with its reason.
 """
 
 from __future__ import annotations
@@ -16,9 +22,10 @@ import re
 from dataclasses import dataclass
 
 from connect4 import Position
+from connect4.gate import CHECKS, Guarded, cell_name, guard
 from connect4.notation import LETTERS, format_moves
 
-from .board import disc, render
+from .board import AMBER, GREEN, RESET, disc, panel, render
 from .players import ArenaPlayer, MoveInfo, PlayerError
 
 HUMAN = "you"
@@ -67,6 +74,7 @@ def parse_human_move(text: str, pos: Position) -> int:
 class Seat:
     name: str  # "you" or a spec
     player: ArenaPlayer | None  # None for a person
+    guarded: bool = False  # a person whose moves the gate checks
 
 
 def play_terminal(seats: list[Seat], pos: Position, inp, out, colour: bool = False) -> Position:
@@ -80,11 +88,19 @@ def play_terminal(seats: list[Seat], pos: Position, inp, out, colour: bool = Fal
     names = [f"{disc(0, colour)} {seats[0].name}", f"{disc(1, colour)} {seats[1].name}"]
     say(f"{names[0]} (first) vs {names[1]} (second) on {g.width}x{g.height}, connect {g.k}")
     say(render(pos, colour=colour))
+    say(panel(pos, names))
     while not pos.is_over:
         seat = seats[pos.to_move]
         label = names[pos.to_move]
+        override = None
         if seat.player is None:
             col = _ask(pos, label, inp, out, say)
+            if seat.guarded:
+                verdict = guard(pos, col)
+                for line in gate_lines(verdict, colour):
+                    say(line)
+                col = verdict.played
+                override = (verdict.proposed, verdict.played) if verdict.overridden else None
             pos.play(col)
             say(f"{label} plays {LETTERS[col]}")
         else:
@@ -96,13 +112,34 @@ def play_terminal(seats: list[Seat], pos: Position, inp, out, colour: bool = Fal
                 raise Quit(str(exc)) from None
             pos.play(info.column)
             say(f"{label} plays {LETTERS[info.column]}  ({info.figures()})")
-        say(render(pos, colour=colour))
+        say(render(pos, colour=colour, override=override))
+        say(panel(pos, names))
     if pos.winner is None:
         say(f"draw: the board is full after {pos.ply} plies")
     else:
-        say(f"{names[pos.winner]} wins at ply {pos.ply}")
+        line = " ".join(cell_name(c, r) for c, r in pos.winning_line_cells())
+        say(f"{names[pos.winner]} wins at ply {pos.ply}: {line}")
     say(f"moves: {format_moves(pos.moves, g)}")
     return pos
+
+
+def gate_lines(verdict: Guarded, colour: bool = False) -> list[str]:
+    """The gate's verdict in words: what it played and each failed check's reason."""
+    def paint(text: str, code: str) -> str:
+        return f"{code}{text}{RESET}" if colour else text
+
+    proposed, played = LETTERS[verdict.proposed], LETTERS[verdict.played]
+    if not verdict.failed:
+        return [f"  gate: {proposed} passes the four checks"]
+    if verdict.overridden:
+        head = f"  gate: {paint(proposed, AMBER)} rejected, the gate plays {paint(played, GREEN)} instead"
+    else:
+        head = f"  gate: {proposed} stands: no column passes more checks"
+    lines = [head] + [paint(f"    ✗ {ch.name}: {ch.reason}", AMBER) for ch in verdict.failed]
+    if verdict.overridden:
+        n = sum(map(bool, verdict.played_checks))
+        lines.append(paint(f"    ✓ {played} passes {n} of {len(CHECKS)} checks", GREEN))
+    return lines
 
 
 def _ask(pos: Position, label: str, inp, out, say) -> int:

@@ -67,6 +67,7 @@ class CreateGame(Body):
     hints: bool = False
     allow_analysis: bool = True
     player: Literal["human", "llm"] = "human"
+    guarded: bool = Field(False, description="the gate checks your moves and replaces one that fails its checks")
 
 
 class MoveBody(Body):
@@ -77,6 +78,11 @@ class MoveBody(Body):
 
 class HintsBody(Body):
     on: bool
+
+
+class GuardBody(Body):
+    on: bool = Field(..., description="true: the gate checks your moves (takes_win, blocks_threat, "
+                                      "not_under_threat, no_loss_in_two) and replaces one that fails")
 
 
 class SettingsBody(Body):
@@ -158,6 +164,13 @@ async def undo(request: Request, game_id: str, x_player_token: Token = None,
 async def hints(request: Request, game_id: str, body: HintsBody, x_player_token: Token = None,
                 token: TokenQ = None) -> Response:
     return _json(await games(request).set_hints(game_id, _token(x_player_token, token), body.on))
+
+
+@router.post("/games/{game_id}/guard", summary="The gate on or off for your own moves", responses=ERRORS,
+             response_model=None)
+async def guard(request: Request, game_id: str, body: GuardBody, x_player_token: Token = None,
+                token: TokenQ = None) -> Response:
+    return _json(await games(request).set_guarded(game_id, _token(x_player_token, token), body.on))
 
 
 @router.post("/games/{game_id}/settings", summary="Change the think time of a running game",

@@ -39,6 +39,7 @@ class Seat:
     invite_hash: str | None = None  # SHA-256 of the open seat's invite
     hints: bool = False  # this person sees hints (for its own moves only)
     allow_analysis: bool = False  # this person lets anyone analyse the game while it is played
+    guarded: bool = False  # the gate checks this person's moves (gateway.guarding)
 
     @property
     def is_program(self) -> bool:
@@ -50,7 +51,8 @@ class Seat:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "spec": self.spec, "joined": self.joined, "token_hash": self.token_hash,
-                "invite_hash": self.invite_hash, "hints": self.hints, "allow_analysis": self.allow_analysis}
+                "invite_hash": self.invite_hash, "hints": self.hints, "allow_analysis": self.allow_analysis,
+                "guarded": self.guarded}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], hints: bool = False, allow_analysis: bool = False) -> Seat:
@@ -61,7 +63,8 @@ class Seat:
         return cls(kind=kind, spec=d.get("spec"), joined=d.get("joined", True),
                    token_hash=d.get("token_hash"), invite_hash=d.get("invite_hash"),
                    hints=bool(d.get("hints", hints and person)),
-                   allow_analysis=bool(d.get("allow_analysis", allow_analysis and person)))
+                   allow_analysis=bool(d.get("allow_analysis", allow_analysis and person)),
+                   guarded=bool(d.get("guarded", False)))
 
 
 @dataclass
@@ -83,6 +86,7 @@ class Game:
     created: float = 0.0
     updated: float = 0.0
     next_game: str | None = None  # the game its player started after this one (bridge, MCP)
+    override: dict[str, Any] | None = None  # the gate's verdict on the last person's move (gateway.guarding)
 
     # -- (de)serializer ---------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -92,7 +96,7 @@ class Game:
             "think_ms": self.think_ms, "allow_analysis": self.allow_analysis,
             "last_search": self.last_search, "resigned": self.resigned, "result": self.result,
             "winning_cells": self.winning_cells, "message": self.message, "created": self.created,
-            "updated": self.updated, "next_game": self.next_game,
+            "updated": self.updated, "next_game": self.next_game, "override": self.override,
         }
 
     def to_json(self) -> str:
@@ -108,7 +112,7 @@ class Game:
             allow_analysis=allow, last_search=d.get("last_search"),
             resigned=bool(d.get("resigned")), result=d.get("result"), winning_cells=d.get("winning_cells") or [],
             message=d.get("message") or "", created=d.get("created", 0.0), updated=d.get("updated", 0.0),
-            next_game=d.get("next_game"),
+            next_game=d.get("next_game"), override=d.get("override"),
         )
 
     @classmethod

@@ -21,6 +21,7 @@ from connect4 import Geometry, IllegalMove, InvalidGeometry, InvalidPosition, Po
 from . import model
 from .document import COLORS, Game, Seat, other_color
 from .errors import GameError
+from .guarding import guarded_column
 from .learning import Learner
 from .lease import TurnLease
 from .limits import RateLimit
@@ -123,7 +124,7 @@ class Games:
     async def create(self, *, width: int = 7, height: int = 6, k: int = 4, opponent: str | None = None,
                      you: str | None = None, engine_starts: bool | None = None, think_ms: int = 0,
                      hints: bool = False, allow_analysis: bool = True, player: str = "human",
-                     wait: bool = True, client: str) -> dict[str, Any]:
+                     wait: bool = True, client: str, guarded: bool = False) -> dict[str, Any]:
         """Make a game for ``client`` (its address: every interface names it, and each
         create counts against its rate, also one that is then refused as bad)."""
         await self.creates.take(client)
@@ -144,7 +145,7 @@ class Games:
         token = model.new_token()
         invite = None
         mine = Seat(kind=player, token_hash=model.token_hash(token), hints=bool(hints),
-                    allow_analysis=bool(allow_analysis))
+                    allow_analysis=bool(allow_analysis), guarded=bool(guarded))
         if opponent == "human":
             invite = model.new_token()
             other = Seat(kind="human", joined=False, invite_hash=model.token_hash(invite))
@@ -240,9 +241,11 @@ class Games:
         pos = doc.position()
         try:
             col = parse_column(column, pos.geometry)
-            pos.play(col)
+            pos.check_move(col)
         except (IllegalMove, InvalidPosition) as exc:
             raise _illegal(exc, self.view(doc, seat, pos)) from None
+        col = guarded_column(doc, seat, pos, col)  # a guarded seat's move may be replaced by the gate's choice
+        pos.play(col)
         expected = doc.version
         doc.moves.append(col)
         doc.message = ""
@@ -272,6 +275,7 @@ class Games:
         expected = doc.version
         del moves[mine[-1]:]  # back to your previous turn
         doc.resigned, doc.result, doc.last_search, doc.message = False, None, None, ""
+        doc.override = None
         pos = doc.position()
         doc.settle(pos)
         state = await self.commit(doc, expected, pos, seat=seat)
@@ -286,6 +290,18 @@ class Games:
         seat = self.authorize(doc, token)
         expected = doc.version
         doc.seats[seat].hints = bool(on)  # each player's own: the other player and watchers see none
+        await self.commit(doc, expected, carry=True, seat=seat)
+        return self.view(doc, seat)
+
+    async def set_guarded(self, game_id: str, token: str | None, on: bool) -> dict[str, Any]:
+        """The gate on or off for your own moves (gateway.guarding)."""
+        return await self._again_on_conflict(lambda: self._set_guarded(game_id, token, on))
+
+    async def _set_guarded(self, game_id: str, token: str | None, on: bool) -> dict[str, Any]:
+        doc = await self.store.load(game_id)
+        seat = self.authorize(doc, token)
+        expected = doc.version
+        doc.seats[seat].guarded = bool(on)  # each person's own: the other seat is not guarded by it
         await self.commit(doc, expected, carry=True, seat=seat)
         return self.view(doc, seat)
 
@@ -349,6 +365,7 @@ class Games:
                 seat = want
         doc.moves = cols
         doc.resigned, doc.result, doc.last_search, doc.message = False, None, None, ""
+        doc.override = None
         doc.settle(pos)
         state = await self.commit(doc, expected, pos, seat=seat)
         if doc.program_to_move:

@@ -37,6 +37,23 @@ class LastSearch(BaseModel):
     proven: bool = False
 
 
+class FailedCheck(BaseModel):
+    check: Literal["takes_win", "blocks_threat", "not_under_threat", "no_loss_in_two"]
+    reason: str = Field(description="why the move failed it, in words (columns a-g, cells like d2)")
+
+
+class Override(BaseModel):
+    ply: int = Field(description="the ply of the guarded move (1 = the first move of the game)")
+    color: Color = Field(description="whose move it was")
+    proposed: int = Field(description="the column proposed (1-based)")
+    played: int = Field(description="the column played: the gate's choice, or the proposal when it stands")
+    overridden: bool = Field(description="true when the gate played another column than the one proposed")
+    failed: list[FailedCheck] = Field(description="the checks the proposal failed, with their reasons")
+    played_passes: int = Field(description="how many checks the played column passes")
+    checks: int = Field(description="how many checks there are (4)")
+    summary: str = Field(description="the verdict in one sentence")
+
+
 class GameResult(BaseModel):
     game: str = Field(description="the name you gave this game (pass it as game= to the other tools)")
     game_id: str = Field(description="the gateway's id of the game (REST /api/v1/games/{id})")
@@ -56,6 +73,9 @@ class GameResult(BaseModel):
     watch_url: str = Field(description="where a person watches this game live")
     message: str = Field(description="the first line of the text: the state in plain words")
     note: str = Field(default="", description="the opponent program's words on its last move, while the game runs")
+    guarded: bool = Field(default=False, description="the gate checks your moves (connect4_guard)")
+    override: Override | None = Field(default=None, description="the gate's verdict on the last move of a person, "
+                                                                "when it failed a check")
 
 
 class ColumnScore(BaseModel):
@@ -149,6 +169,7 @@ def game_result(doc: Game, you: str | None, name: str, public_url: str) -> dict[
         "opponent": spec, "allow_analysis": bool(doc.analysis_open),
         "watch_url": model.watch_url(public_url, doc.id),
         "message": plain_words(doc, you), "note": note,
+        "guarded": bool(you and doc.seats[you].guarded), "override": doc.override,
     }
 
 
@@ -157,6 +178,9 @@ def board_text(result: dict[str, Any]) -> str:
     lines = [result["message"]]
     if result["note"]:
         lines.append(result["note"])
+    gate = result.get("override")
+    if gate and gate["color"] == result["your_color"]:
+        lines.append("gate: " + gate["summary"])
     lines += [" ".join(row) for row in result["rows"]]
     lines.append(" ".join(str((c + 1) % 10) for c in range(len(result["rows"][0]))))
     h = result.get("hints")

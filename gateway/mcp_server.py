@@ -52,7 +52,9 @@ INSTRUCTIONS = (
     "Play Connect Four against the platform's engine (or another player). Columns are 1..7 from the left; "
     "rows count from the bottom. connect4_new starts a game (engine_starts=true lets the engine open; you are "
     "then yellow), connect4_move plays your column and returns the board after the opponent's reply, "
-    "connect4_state shows it, connect4_hints turns tactical hints on or off, connect4_analyze gives each "
+    "connect4_state shows it, connect4_hints turns tactical hints on or off, connect4_guard lets a gate check "
+    "your moves (a move that misses a win, leaves a threat or loses in two is replaced; the result's override "
+    "says why), connect4_analyze gives each "
     "column's exact score (allowed by default in your own games against a program), connect4_undo takes your "
     "last move back, connect4_resign gives up, connect4_opponents lists who you can play. Every result's first "
     "line says the state in words (\"Your move.\", \"You win.\", \"The engine wins.\", \"Draw.\"); the "
@@ -223,6 +225,8 @@ def build_mcp() -> Connect4MCP:
         allow_analysis: Annotated[args.Flag | None, Field(description="allow connect4_analyze in this game "
                                                                       "(default: yes against a program, no "
                                                                       "against a person)")] = None,
+        guarded: Annotated[args.Flag, Field(description="true: the gate checks each of your moves and replaces "
+                                                        "one that fails its four checks (see connect4_guard)")] = False,
     ) -> GameOut:
         async def body(caller: Caller) -> CallToolResult:
             games = gateway()
@@ -231,7 +235,8 @@ def build_mcp() -> Connect4MCP:
             spec = (opponent or games.settings.bridge_opponent).strip()
             analysis = allow_analysis if allow_analysis is not None else spec != "human"
             created = await games.create(opponent=spec, engine_starts=engine_starts, think_ms=think_ms,
-                                         player="llm", allow_analysis=analysis, wait=True, client=caller.client)
+                                         player="llm", allow_analysis=analysis, wait=True, client=caller.client,
+                                         guarded=guarded)
             gid = created["state"]["id"]
             before = await games.store.ns_get(caller.ns, game)
             await games.store.ns_set(caller.ns, game, gid, sealing.seal(created["token"], caller.key, gid))
@@ -313,6 +318,22 @@ def build_mcp() -> Connect4MCP:
             await gateway().set_hints(doc.id, token, on)
             return result(caller, await gateway().store.load(doc.id), seat, game)
         return await run("connect4_hints", ctx, game, body)
+
+    @mcp.tool(title="Guard my moves", annotations=SETTING,
+              description="Turn the gate on or off for your moves: each move is checked (takes_win: take a win "
+                          "on the board; blocks_threat: block the opponent's win next move; not_under_threat: do "
+                          "not play right under its winning cell; no_loss_in_two: no reply leaves you lost) and "
+                          "one that fails is replaced by the gate's choice; the result's override says which "
+                          "checks failed and why.")
+    async def connect4_guard(
+        ctx: Context[Any, Any], on: Annotated[args.Flag, Field(description="true: the gate checks your moves")],
+        game: args.GameName = "default",
+    ) -> GameOut:
+        async def body(caller: Caller) -> CallToolResult:
+            doc, token, seat = await named(caller, game, create=True)
+            await gateway().set_guarded(doc.id, token, on)
+            return result(caller, await gateway().store.load(doc.id), seat, game)
+        return await run("connect4_guard", ctx, game, body)
 
     @mcp.tool(title="Analyze the position", annotations=READ,
               description="Each column's exact score from the solver for the side to move (allowed by default in "

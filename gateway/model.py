@@ -92,7 +92,7 @@ def public_state(game: Game, public_url: str, you: str | None = None, pos: Posit
         "height": game.height,
         "k": game.k,
         "seats": {c: {"kind": s.kind, "spec": s.spec, "joined": s.joined, "hints_on": s.hints,
-                      "allow_analysis": s.allow_analysis} for c, s in game.seats.items()},
+                      "allow_analysis": s.allow_analysis, "guarded": s.guarded} for c, s in game.seats.items()},
         "you": you,
         "moves": [c + 1 for c in moves],
         "ply": len(moves),
@@ -112,6 +112,8 @@ def public_state(game: Game, public_url: str, you: str | None = None, pos: Posit
         "created": game.created,
         "updated": game.updated,
         "next_game": game.next_game,  # the game its player started after this one (bridge, MCP)
+        "guarded": bool(you and game.seats[you].guarded),  # the gate checks your moves
+        "override": game.override,  # the gate's verdict on the last person's move, when it failed a check
         "watch_url": watch_url(public_url, game.id),
     }
 

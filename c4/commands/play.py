@@ -12,7 +12,9 @@ def register(sub) -> None:
         description="A game in the terminal. Each PLAYER is 'you' (type moves: a letter d, a number 4 or a cell d3; "
         "'?' or 'help' for help, 'quit' or ':q' to stop) or a player spec (random, greedy, gated, easy, medium, hard, "
         "minimax:D, mcts:N, engine:MS, perfect). The perfect player plays from the shipped books where they have "
-        "the position, as the solver service does. Colours when the output is a terminal and NO_COLOR is unset.",
+        "the position, as the solver service does. Colours when the output is a terminal and NO_COLOR is unset. "
+        "With --guarded the gate checks each of your moves (takes_win, blocks_threat, not_under_threat, "
+        "no_loss_in_two) and replaces one that fails by its choice, showing which checks failed and why.",
     )
     p.add_argument("first", metavar="PLAYER", help="the first player: you or a spec")
     p.add_argument("second", metavar="PLAYER", help="the second player: you or a spec")
@@ -25,6 +27,8 @@ def register(sub) -> None:
     p.add_argument("--books", default="default",
                    help="books of the perfect player: default (the shipped books/, as the solver service), none, "
                         "or paths (comma separated)")
+    p.add_argument("--guarded", action="store_true",
+                   help="the gate guards your moves: a move failing one of its four checks is replaced by its choice")
     p.add_argument("--colour", "--color", dest="colour", choices=["auto", "always", "never"], default="auto")
     p.set_defaults(run=run)
 
@@ -47,6 +51,8 @@ def run(args) -> int:
         return fail(str(exc))
     if start.is_over:
         return fail(f"the game after {args.start!r} is already over")
+    if args.guarded and HUMAN not in (args.first.strip().lower(), args.second.strip().lower()):
+        return fail("--guarded guards a person's moves: one PLAYER must be 'you'")
     from c4.bookpaths import BookPathError, explicit_book_paths
 
     try:
@@ -59,7 +65,7 @@ def run(args) -> int:
     seats = []
     for i, name in enumerate((args.first, args.second)):
         if name.strip().lower() == HUMAN:
-            seats.append(Seat(HUMAN, None))
+            seats.append(Seat(HUMAN, None, guarded=args.guarded))
             continue
         try:
             check_spec(name, geometry)

@@ -13,6 +13,8 @@ from connect4.geometry import STANDARD, Geometry
 from connect4.scores import end_ply
 
 from connect4.bookset import BookSet
+from connect4.gate import CHECKS, best_columns
+from connect4.gate import blocks_threat, no_loss_in_two, not_under_threat, takes_win  # noqa: F401  (re-exported)
 from ..evaluation import COMPLETE, line_tables
 from ..mcts import C_PUCT, mcts_kernels
 from ..minimax import CASUAL, WIN_VALUE, WindowWeights, minimax_kernels, weights_array
@@ -129,51 +131,8 @@ class GreedyPlayer(Player):
 
 
 # -- gated: greedy proposes, four exact checks decide -------------------------
+# The four checks live in connect4.gate: the gateway and `c4 play --guarded` guard a person's moves with them.
 
-def takes_win(pos, col: int) -> bool:
-    """When a win is on the board, the move must take it."""
-    wins = pos.winning_moves()
-    return not wins or col in wins
-
-
-def blocks_threat(pos, col: int) -> bool:
-    """When the opponent threatens to win next move, the move must block (or win)."""
-    if pos.is_winning_move(col):
-        return True
-    g = pos.geometry
-    forced = pos.winning_cells(1 - pos.to_move) & pos.possible()
-    return not forced or bool(forced & g.column_mask(col))
-
-
-def not_under_threat(pos, col: int) -> bool:
-    """The move must not land right under an opponent's winning cell (unless it wins)."""
-    if pos.is_winning_move(col):
-        return True
-    g = pos.geometry
-    under = (pos.winning_cells(1 - pos.to_move) >> 1) & pos.possible()
-    return not under & g.column_mask(col)
-
-
-def no_loss_in_two(pos, col: int) -> bool:
-    """After the move, no opponent reply leaves us lost at once (it wins, or we
-    face an unstoppable threat: no win and no safe move)."""
-    if pos.is_winning_move(col):
-        return True
-    p = pos.played(col)
-    if p.is_over:
-        return True
-    for reply in p.legal_moves():
-        if p.is_winning_move(reply):
-            return False
-        q = p.played(reply)
-        if q.is_over:
-            continue
-        if not q.can_win_next() and not q.non_losing_moves():
-            return False
-    return True
-
-
-CHECKS = (takes_win, blocks_threat, not_under_threat, no_loss_in_two)
 
 _fallback = threading.local()  # one small-table Engine per thread and geometry
 
@@ -208,9 +167,7 @@ class GatedPlayer(Player):
         if all(check(pos, proposal.column) for check in CHECKS):
             proposal.message = proposal.message or "greedy move passes the checks"
             return proposal
-        passed = {c: sum(check(pos, c) for check in CHECKS) for c in pos.legal_moves()}
-        top = max(passed.values())
-        candidates = _centre_first([c for c, n in passed.items() if n == top], self.geometry)
+        candidates = best_columns(pos)  # those passing the most checks, centre first
         if len(candidates) == 1:
             return SearchResult(column=candidates[0], message="the only column passing the checks")
         engine = fallback_engine(self.geometry)

@@ -135,14 +135,14 @@ def test_c4_play_bad_arguments(args, message):
 
 
 # -- a real pseudo-terminal: colours, and NO_COLOR turns them off -------------------------------
-def _pty_session(env_extra: dict, keys: list[str], timeout=120) -> str:
+def _pty_session(env_extra: dict, keys: list[str], timeout=120, args=("you", "you")) -> str:
     pid, fd = pty.fork()
     if pid == 0:  # the child: c4 play on the terminal
         env = dict(os.environ)
         env.pop("NO_COLOR", None)
         env["TERM"] = "xterm-256color"
         env.update(env_extra)
-        os.execvpe(C4[0], C4 + ["play", "you", "you"], env)
+        os.execvpe(C4[0], C4 + ["play", *args], env)
     chunks = []
     deadline = time.monotonic() + timeout
     pending = list(keys)

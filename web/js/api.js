@@ -54,6 +54,7 @@ export const api = {
   undo: (id, token) => call("POST", `games/${encodeURIComponent(id)}/undo`, { token, body: {} }),
   settings: (id, token, body) => call("POST", `games/${encodeURIComponent(id)}/settings`, { token, body }),
   hints: (id, token, on) => call("POST", `games/${encodeURIComponent(id)}/hints`, { token, body: { on } }),
+  guard: (id, token, on) => call("POST", `games/${encodeURIComponent(id)}/guard`, { token, body: { on } }),
   replay: (id, token, moves) =>
     call("POST", `games/${encodeURIComponent(id)}/replay`, { token, body: { moves, wait: false }, query: { wait: "false" } }),
   analysis: (id, ply, deadlineMs, signal = null) =>

@@ -136,7 +136,8 @@ export class BoardView {
 
   /**
    * Draw a position. `view` = {game, interactive, hints, solution, animate,
-   * lastMove, colourToMove}. New discs (the game grew since the last draw)
+   * lastMove, colourToMove, override (the gateway's gate override: proposed and
+   * played 1-based columns)}. New discs (the game grew since the last draw)
    * fall in with a short gravity animation, one after the other.
    */
   render(game, view = {}) {
@@ -230,6 +231,16 @@ export class BoardView {
       const [x2, y2] = this.centre(...line[line.length - 1]);
       el("line", { class: "win-line-under", x1, y1, x2, y2 }, layer);
       el("line", { class: "win-line", x1, y1, x2, y2 }, layer);
+    }
+    // a gate override: the rejected column flashes amber, the column played is green
+    const o = view.override;
+    if (o) {
+      const H = this.size.height * CELL;
+      const rejected = el("rect", { class: "gate-col gate-rejected", x: (o.proposed - 1) * CELL + 4, y: TOP + 4, width: CELL - 8, height: H - 8, rx: 14, "data-col": o.proposed }, layer);
+      // SMIL, not CSS: the page waits on document animations (discs falling), never on this flash
+      const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      if (!reduced) el("animate", { attributeName: "opacity", values: "1;0.25;1", dur: "0.9s", repeatCount: "3" }, rejected);
+      el("rect", { class: "gate-col gate-played", x: (o.played - 1) * CELL + 4, y: TOP + 4, width: CELL - 8, height: H - 8, rx: 14, "data-col": o.played }, layer);
     }
     const hints = view.hints;
     if (hints && !game.isOver) {

@@ -528,6 +528,24 @@ async function toggleHints() {
   } catch (err) { if (err.code === "network") dropped("the hint rings switch"); else handleError(err); }
 }
 
+/** Is this player's "guard my moves" on? Its seat's (a WebSocket state is
+ * built for no one: its own `guarded` is false). */
+function ownGuardOn(st) {
+  const seat = app.seat && st.seats ? st.seats[app.seat] : null;
+  return !!(seat && seat.guarded);
+}
+
+/** "Guard my moves": the gate checks this player's moves (a seat's own switch). */
+async function toggleGuard() {
+  if (!app.st) return;
+  if (!app.seat) return refuse("You are watching this game: only its players can guard their moves.");
+  try {
+    const st = stateOf(await api.guard(app.id, app.token, !ownGuardOn(app.st)));
+    settings.rememberGuard(ownGuardOn(st));
+    applyState(st);
+  } catch (err) { if (err.code === "network") dropped("the guard switch"); else handleError(err); }
+}
+
 function toggleSolution() {
   app.solution = !app.solution;
   if (!app.solution) { stopSolving(); app.solutionData = null; }
@@ -729,6 +747,7 @@ function wireButtons() {
   $("new-game").addEventListener("click", () => newGame());
   $("undo").addEventListener("click", () => undo());
   $("hints").addEventListener("click", () => toggleHints());
+  $("guard").addEventListener("click", () => toggleGuard());
   $("solution").addEventListener("click", () => toggleSolution());
   $("nav-first").addEventListener("click", () => view(0));
   $("nav-prev").addEventListener("click", () => step(-1));
@@ -872,8 +891,10 @@ function render(animate) {
   if (following && st.status === "over" && st.winning_cells && st.winning_cells.length) winLine = st.winning_cells;
   const prompt = following && myTurn && game.ply < 2
     ? (st.width >= 6 ? `your move: click a column or press 1–${Math.min(9, st.width)}` : "your move") : null;
+  // the gate's override of the last person's move: rejected column amber, the played one green
+  const override = following && app.pending === null && st.override && st.override.overridden ? st.override : null;
   const before = board.landsAt;
-  board.render(game, { interactive: following && myTurn, hints, solution: sol, animate: animate && following, winLine, prompt });
+  board.render(game, { interactive: following && myTurn, hints, solution: sol, animate: animate && following, winLine, prompt, override });
   const fell = board.landsAt !== before && board.falling;
   if (board.falling) {
     document.body.dataset.settled = "false";
@@ -889,6 +910,21 @@ function render(animate) {
 }
 
 let settleGen = 0;
+
+/** The gate's verdict on the last person's move, in words, over the foot of the board. */
+function renderGateNote(following) {
+  const note = $("gate-note");
+  const o = app.st.override;
+  note.hidden = !(following && o);
+  if (note.hidden) return;
+  const letter = (c) => String.fromCharCode(96 + c);
+  const who = o.color === app.seat ? "you" : o.color;
+  const reasons = o.failed.map((f) => f.reason).join("; ");
+  note.dataset.overridden = String(!!o.overridden);
+  note.textContent = o.overridden
+    ? `Guard: ${who} proposed ${letter(o.proposed)}, the gate played ${letter(o.played)}: ${reasons}.`
+    : `Guard: ${letter(o.proposed)} stands, no column passes more checks: ${reasons}.`;
+}
 
 /** Everything around the board, drawn once its discs are in place. */
 function renderPanels() {
@@ -906,6 +942,8 @@ function renderPanels() {
   document.title = st.status === "over" ? "Game over · Connect Four" : myTurn ? "Your move · Connect Four" : "Connect Four";
 
   $("hints").setAttribute("aria-pressed", String(!!hintsOn));
+  $("guard").setAttribute("aria-pressed", String(ownGuardOn(st)));
+  renderGateNote(following);
   $("solution").setAttribute("aria-pressed", String(app.solution));
   $("undo").disabled = !canUndo(st);
   const banner = $("history-banner");

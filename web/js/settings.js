@@ -19,7 +19,7 @@ export const toSlider = (s) => Math.round((1000 * Math.log(s / THINK_MIN)) / SPA
 export const fromSlider = (p) => THINK_MIN * Math.exp((SPAN * p) / 1000);
 const clampThink = (s) => Math.min(THINK_MAX, Math.max(THINK_MIN, s));
 
-const DEFAULTS = { youStart: true, opponent: "engine:1000", width: 7, height: 6, k: 4, think: 1, hints: false };
+const DEFAULTS = { youStart: true, opponent: "engine:1000", width: 7, height: 6, k: 4, think: 1, hints: false, guarded: false };
 
 export class Settings {
   constructor(root, { onChange, onStart } = {}) {
@@ -162,8 +162,9 @@ export class Settings {
 
   /** The body of POST /api/v1/games. */
   createRequest() {
-    const { width, height, k, opponent, youStart, hints } = this.v;
-    return { width, height, k, opponent, you: youStart ? "red" : "yellow", think_ms: this.thinkMs, player: "human", hints: !!hints };
+    const { width, height, k, opponent, youStart, hints, guarded } = this.v;
+    return { width, height, k, opponent, you: youStart ? "red" : "yellow", think_ms: this.thinkMs, player: "human", hints: !!hints,
+      guarded: !!guarded };
   }
 
   /** Show the settings of a game this page plays in (opened by its link, or
@@ -171,7 +172,8 @@ export class Settings {
   adopt(st, seat) {
     const other = st.seats[seat === "red" ? "yellow" : "red"] || {};
     const opponent = other.kind === "opponent" ? other.spec : "human";
-    Object.assign(this.v, { width: st.width, height: st.height, k: st.k, youStart: seat === "red", opponent, hints: !!st.hints_on });
+    Object.assign(this.v, { width: st.width, height: st.height, k: st.k, youStart: seat === "red", opponent, hints: !!st.hints_on,
+      guarded: !!(st.seats[seat] && st.seats[seat].guarded) });
     if (st.think_ms) this.v.think = clampThink(st.think_ms / 1000);
     if (![...this.opponent.options].some((o) => o.value === opponent)) {
       const opt = document.createElement("option");
@@ -186,4 +188,7 @@ export class Settings {
 
   /** The hint rings' state, kept for the next game. */
   rememberHints(on) { this.v.hints = !!on; this.save(); }
+
+  /** The "guard my moves" switch, kept for the next game. */
+  rememberGuard(on) { this.v.guarded = !!on; this.save(); }
 }

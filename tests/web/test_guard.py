@@ -1,0 +1,58 @@
+"""The page's "guard my moves" switch, in Debian's Chromium against the real
+stack: a move into a trap is replaced by the gate's choice, the rejected
+column is drawn amber and the played one green, the reasons are in words;
+switched off, the same trap is played as clicked."""
+
+from __future__ import annotations
+
+from tests.web.helpers import discs, expected_discs, game_state, my_turn, seat_position, shot, wait_ply
+
+# Red to move; yellow's c1 a2 b2 c2 make d2 its winning cell, right over the empty d1.
+RED_TRAP = [7, 3, 1, 1, 2, 2, 7, 3]
+
+
+def test_guard_my_moves_overrides_a_trap_and_says_why(page, stack):
+    seat_position(stack, page.context, RED_TRAP, opponent="human")
+    page.goto("/")
+    my_turn(page)
+    guard = page.locator("#guard")
+    assert guard.get_attribute("aria-pressed") == "false" and guard.get_attribute("aria-label") == "Guard my moves"
+    guard.click()
+    page.wait_for_function("document.querySelector('#guard').getAttribute('aria-pressed') === 'true'")
+    assert game_state(page)["seats"]["red"]["guarded"] is True
+    page.click("#board .hit[data-col='4']")
+    wait_ply(page, 9)
+    page.wait_for_selector("#gate-note:not([hidden])")
+    st = game_state(page)
+    assert st["moves"] == RED_TRAP + [3] and st["override"]["proposed"] == 4
+    page.wait_for_function("document.querySelectorAll('#board .discs .disc').length === 9")
+    assert sorted(discs(page)) == expected_discs(RED_TRAP + [3])
+    assert page.get_attribute("#board .gate-rejected", "data-col") == "4"
+    assert page.get_attribute("#board .gate-played", "data-col") == "3"
+    assert page.evaluate("getComputedStyle(document.querySelector('#board .gate-rejected')).stroke") == "rgb(255, 176, 0)"
+    assert page.evaluate("getComputedStyle(document.querySelector('#board .gate-played')).stroke") == "rgb(0, 200, 83)"
+    note = page.inner_text("#gate-note")
+    assert note == ("Guard: you proposed d, the gate played c: d lands directly under the opponent's winning cell d2; "
+                    "after d, the opponent wins at once with d.")
+    shot(page, "guard_override", full=False)
+
+    # the other player moves (REST): the override goes with the next person's move
+    with stack.http() as http:
+        gid = st["id"]
+        r = http.post(f"/api/v1/games/{gid}/join", json={"invite": page.evaluate(
+            f"JSON.parse(localStorage.getItem('c4.games'))['{gid}'].invite")})
+        assert r.status_code == 200, r.text
+        yellow = r.json()["token"]
+        moved = http.post(f"/api/v1/games/{gid}/moves", json={"column": 6}, headers={"X-Player-Token": yellow})
+        assert moved.status_code == 200, moved.text
+    wait_ply(page, 10)
+    page.wait_for_selector("#gate-note", state="hidden")
+    assert page.locator("#board .gate-rejected").count() == 0
+
+    # switched off, a move is played as clicked
+    guard.click()
+    page.wait_for_function("document.querySelector('#guard').getAttribute('aria-pressed') === 'false'")
+    my_turn(page)
+    page.click("#board .hit[data-col='1']")
+    wait_ply(page, 11)
+    assert game_state(page)["moves"][-1] == 1 and game_state(page)["override"] is None
