@@ -31,7 +31,7 @@ from numba import int64, uint64
 
 from connect4.geometry import MAX_BITS, STANDARD, Geometry
 from connect4.jit import kernel
-from connect4.kernels import kernels_for
+from connect4.kernels import kernels_for, require_single_word
 
 from connect4.bits import popcount
 
@@ -123,6 +123,7 @@ def row_masks(g: Geometry) -> tuple[int, int]:
 @cache
 def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     """Compile the evaluation kernels of one geometry (constants folded in)."""
+    require_single_word(g, "the engine's evaluation")
     tag = f"{g.width}x{g.height}k{g.k}"
     K = g.k
     K1 = K + 1

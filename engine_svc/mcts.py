@@ -19,7 +19,7 @@ from numba import uint64
 
 from connect4.geometry import STANDARD, Geometry
 from connect4.jit import kernel
-from connect4.kernels import kernels_for
+from connect4.kernels import kernels_for, require_single_word
 
 
 C_PUCT = 1.5
@@ -27,6 +27,7 @@ C_PUCT = 1.5
 
 @cache
 def mcts_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
+    require_single_word(g, "mcts")
     tag = f"{g.width}x{g.height}k{g.k}"
     W = g.width
     CELLS = g.cells

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from connect4 import Geometry, IllegalMove, InvalidGeometry, InvalidPosition, Position, parse_column, parse_moves
+from connect4.kernels import require_single_word
 
 from . import model
 from .document import COLORS, Game, Seat, other_color
@@ -120,6 +121,8 @@ class Games:
                      wait: bool = True) -> dict[str, Any]:
         try:
             g = Geometry(width, height, k)
+            # Boards past 64 bits play in the library and the engine, not yet over the gateway.
+            require_single_word(g, "a game on the gateway")
         except InvalidGeometry as exc:
             raise GameError("bad_request", str(exc)) from None
         opponent = (opponent or self.settings.default_opponent).strip()
