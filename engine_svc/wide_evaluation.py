@@ -49,8 +49,8 @@ def wide_line_tables(g: Geometry) -> WideLineTables:
                     cols.append([c + dc * i for i in range(g.k)])
                     rows.append([r + dr * i for i in range(g.k)])
     through: list[list[int]] = [[] for _ in range(g.bits)]
-    for i, (lc, lr) in enumerate(zip(cols, rows)):
-        for c, r in zip(lc, lr):
+    for i, (lc, lr) in enumerate(zip(cols, rows, strict=True)):
+        for c, r in zip(lc, lr, strict=True):
             through[c * g.h1 + r].append(i)
     start = np.zeros(g.bits + 1, dtype=np.int64)
     for b in range(g.bits):
