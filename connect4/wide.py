@@ -28,7 +28,9 @@ words too. Books stay 7x6.
 ``possible``          the landing cell of every open column (into ``out``)
 ``alignment``         whether a side holds K in a row anywhere
 ``line_through``      whether the stone at (c, r) is on a line of K (one move's test)
-``winning_cells``     empty cells where a side would complete a line (into ``out``)
+``winning_cells``     empty cells where a side would complete a line (into ``out``):
+                      Pons' K = 4 formula on column words for K = 4, else a
+                      walk of partner runs (``winning_cells_any``)
 ``lowest_per_column`` the lowest cell of a set of cells in every column
 ``popcount``          set bits over the words
 ``mirror``            the words reflected left to right
@@ -73,28 +75,12 @@ def from_words(words: np.ndarray, g: Geometry) -> int:
     return out
 
 
-def line_offsets(g: Geometry) -> np.ndarray:
-    """The winning-cell test's table: rows of K-1 (column step, row step) pairs.
-
-    A cell x completes a line when the K-1 other cells of a line through it
-    hold stones. For every direction and every place j of x in the line, a row
-    lists where those other cells are relative to x: (i - j) * (dc, dr), i != j.
-    """
-    rows = []
-    for dc, dr in WIDE_DIRECTIONS:
-        for j in range(g.k):
-            rows.append([((i - j) * dc, (i - j) * dr) for i in range(g.k) if i != j])
-    return np.array(rows, dtype=np.int64).reshape(len(rows), g.k - 1, 2)
-
-
 @cache
 def wide_kernels_for(g: Geometry) -> SimpleNamespace:
     """Compile (or load from numba's cache) the multi-word kernels of one board."""
     tag = f"wide{g.width}x{g.height}k{g.k}"
     W, H, K = g.width, g.height, g.k
     COL = uint64((1 << H) - 1)  # the cells of one column word
-    TERMS = line_offsets(g)
-    N_TERMS = TERMS.shape[0]
 
     @kernel(tag)
     def shifted(word: Any, dr: int) -> Any:
@@ -147,19 +133,53 @@ def wide_kernels_for(g: Geometry) -> SimpleNamespace:
         return False
 
     @kernel(tag)
-    def winning_cells(pos: Words, mask: Words, out: Words) -> None:
-        """Empty cells where ``pos`` would complete a line of K, column by column."""
+    def winning_cells_k4(pos: Words, mask: Words, out: Words) -> None:
+        """Pons' K = 4 formula per column word: runs of 1-3 partners on either
+        side, ``l3 | l2&r1 | l1&r2 | r3`` per direction (a straight-line version of the general walk below)."""
+        for c in range(W):
+            p = pos[c]
+            r = (p << uint64(1)) & (p << uint64(2)) & (p << uint64(3))  # three stones right below
+            for dr in (0, 1, -1):  # horizontal, diagonal /, diagonal \
+                # partners off the board count as empty
+                l1 = shifted(pos[c - 1], -dr) if c >= 1 else uint64(0)
+                l2 = l1 & (shifted(pos[c - 2], -2 * dr) if c >= 2 else uint64(0))
+                l3 = l2 & (shifted(pos[c - 3], -3 * dr) if c >= 3 else uint64(0))
+                r1 = shifted(pos[c + 1], dr) if c + 1 < W else uint64(0)
+                r2 = r1 & (shifted(pos[c + 2], 2 * dr) if c + 2 < W else uint64(0))
+                r3 = r2 & (shifted(pos[c + 3], 3 * dr) if c + 3 < W else uint64(0))
+                r |= l3 | (l2 & r1) | (l1 & r2) | r3
+            out[c] = r & ~mask[c] & COL
+
+    @kernel(tag)
+    def winning_cells_any(pos: Words, mask: Words, out: Words) -> None:
+        """Empty cells where ``pos`` would complete a line of K (any K), column by column.
+
+        For a direction and a cell x of column c, ``left`` holds the cells whose
+        j nearest partners on one side (-1..-j steps) are set, and a line is
+        complete when the K-1-j partners on the other side are set too; ``left``
+        only shrinks as j grows, so the walk stops once it is empty."""
         for c in range(W):
             r = uint64(0)
-            for t in range(N_TERMS):
-                m = COL
-                for i in range(K - 1):
-                    cc = c + TERMS[t, i, 0]
-                    if cc < 0 or cc >= W:
-                        m = uint64(0)
-                        break
-                    m &= shifted(pos[cc], TERMS[t, i, 1])
-                r |= m
+            for d in range(4):
+                dc = 1 if d > 0 else 0
+                dr = 1 if d == 0 or d == 2 else (-1 if d == 3 else 0)
+                left = COL
+                for j in range(K):
+                    if j > 0:
+                        cc = c - j * dc
+                        if cc < 0:
+                            break
+                        left &= shifted(pos[cc], -j * dr)
+                        if left == 0:
+                            break
+                    right = left
+                    for i in range(1, K - j):
+                        cc = c + i * dc
+                        if cc >= W:
+                            right = uint64(0)
+                            break
+                        right &= shifted(pos[cc], i * dr)
+                    r |= right
             out[c] = r & ~mask[c] & COL
 
     @kernel(tag)
@@ -199,7 +219,7 @@ def wide_kernels_for(g: Geometry) -> SimpleNamespace:
     def winning_cells_int(pos: int, mask: int) -> int:
         """``winning_cells`` of Python bitboards (Pons' layout), as one."""
         out = np.zeros(W, dtype=np.uint64)
-        winning_cells(to_words(pos, g), to_words(mask, g), out)
+        (winning_cells_k4 if K == 4 else winning_cells_any)(to_words(pos, g), to_words(mask, g), out)
         return from_words(out, g)
 
     return SimpleNamespace(
@@ -208,7 +228,9 @@ def wide_kernels_for(g: Geometry) -> SimpleNamespace:
         possible=possible,
         alignment=alignment,
         line_through=line_through,
-        winning_cells=winning_cells,
+        winning_cells=winning_cells_k4 if K == 4 else winning_cells_any,
+        winning_cells_k4=winning_cells_k4,
+        winning_cells_any=winning_cells_any,
         lowest_per_column=lowest_per_column,
         popcount=popcount,
         mirror=mirror,

@@ -46,8 +46,14 @@ def test_winning_cells_alignment_and_possible_equal_a_full_scan(g):
         mask = to_words(pos.mask, g)
         for player in (0, 1):
             stones = to_words(pos.stones(player), g)
+            expected = _bits(winning_cells(grid, player, g), g)
             wk.winning_cells(stones, mask, out)
-            assert from_words(out, g) == _bits(winning_cells(grid, player, g), g), (g, pos.moves, player)
+            assert from_words(out, g) == expected, (g, pos.moves, player)
+            wk.winning_cells_any(stones, mask, out)
+            assert from_words(out, g) == expected, (g, pos.moves, player)
+            if g.k == 4:
+                wk.winning_cells_k4(stones, mask, out)
+                assert from_words(out, g) == expected, (g, pos.moves, player)
             assert bool(wk.alignment(stones)) == has_line(grid, player, g), (g, pos.moves, player)
         row = pos.height(last) - 1
         mover = to_words(pos.stones(1 - pos.to_move), g)
