@@ -67,6 +67,12 @@ def to_words(bits: int, g: Geometry) -> np.ndarray:
     return np.array([(bits >> (c * g.h1)) & column for c in range(g.width)], dtype=np.uint64)
 
 
+def kernel_board(bits: int, g: Geometry) -> Any:
+    """A Python bitboard as the kernels of its board take it: a uint64 on
+    boards of one word, one word per column past 64 bits."""
+    return to_words(bits, g) if g.wide else np.uint64(bits)
+
+
 def from_words(words: np.ndarray, g: Geometry) -> int:
     """One word per column -> a Python bitboard in Pons' layout."""
     out = 0

@@ -19,7 +19,7 @@ from numba import uint64
 
 from connect4.geometry import STANDARD, Geometry
 from connect4.jit import kernel
-from connect4.kernels import kernels_for, require_single_word
+from connect4.kernels import kernels_for
 
 
 C_PUCT = 1.5
@@ -27,7 +27,10 @@ C_PUCT = 1.5
 
 @cache
 def mcts_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
-    require_single_word(g, "mcts")
+    if g.wide:  # past 64 bits: the same search on column words
+        from .wide_mcts import wide_mcts_kernels
+
+        return wide_mcts_kernels(g)
     tag = f"{g.width}x{g.height}k{g.k}"
     W = g.width
     CELLS = g.cells

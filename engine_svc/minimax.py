@@ -29,7 +29,7 @@ from numba import int64, uint64
 
 from connect4.geometry import STANDARD, Geometry
 from connect4.jit import kernel
-from connect4.kernels import kernels_for, require_single_word
+from connect4.kernels import kernels_for
 
 from connect4.bits import popcount
 from .evaluation import line_tables
@@ -53,7 +53,10 @@ BLOCKER = WindowWeights(opp_three=-20, opp_two=-4)  # "hard": weighs blocking mo
 
 @cache
 def minimax_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
-    require_single_word(g, "minimax")
+    if g.wide:  # past 64 bits: the same player on column words
+        from .wide_minimax import wide_minimax_kernels
+
+        return wide_minimax_kernels(g)
     tag = f"{g.width}x{g.height}k{g.k}"
     K = g.k
     W = g.width

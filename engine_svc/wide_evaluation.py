@@ -21,7 +21,7 @@ from connect4.geometry import Geometry
 from connect4.jit import kernel
 from connect4.wide import wide_kernels_for
 
-from .evaluation import OFF_PARITY_WEIGHT, PARITY_WEIGHT, delta_table, line_value_table
+from .evaluation import COMPLETE, OFF_PARITY_WEIGHT, PARITY_WEIGHT, delta_table, line_value_table
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,24 @@ def wide_line_tables(g: Geometry) -> WideLineTables:
     n = len(cols)
     return WideLineTables(np.array(cols, dtype=np.int64).reshape(n, g.k),
                           np.array(rows, dtype=np.int64).reshape(n, g.k), start, index)
+
+
+@cache
+def wide_line_masks(g: Geometry) -> tuple[int, ...]:
+    """Every line as a Python bitboard (Pons' layout, any width)."""
+    t = wide_line_tables(g)
+    return tuple(sum(1 << (int(c) * g.h1 + int(r)) for c, r in zip(cols, rows, strict=True))
+                 for cols, rows in zip(t.cols, t.rows, strict=True))
+
+
+def wide_own_line_score(me: int, opp: int, g: Geometry) -> int:
+    """Greedy's own line score (:func:`engine_svc.players.ladder.own_line_score`) on a board past 64 bits."""
+    total = 0
+    for line in wide_line_masks(g):
+        if not line & opp:
+            n = (line & me).bit_count()
+            total += COMPLETE if n == g.k else n
+    return total
 
 
 @cache
