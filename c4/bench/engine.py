@@ -84,7 +84,8 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(out))
     else:
-        print(f"engine search{'' if g.is_standard else ' on ' + g.name}, {out['positions']} middle-game positions at depth {out['depth']} ({args.driver}, "
+        board = "" if g.is_standard else f" on {g.name}"
+        print(f"engine search{board}, {out['positions']} middle-game positions at depth {out['depth']} ({args.driver}, "
               f"{args.tt_mb:g} MB table, one thread):")
         print(f"  {out['nodes']} nodes, {out['nodes_per_s'] / 1e6:.2f} M nodes/s by thread CPU time, "
               f"{out['nodes_per_s_wall'] / 1e6:.2f} M nodes/s by wall clock")
