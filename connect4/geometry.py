@@ -3,6 +3,12 @@
 Layout (Pascal Pons'): column ``c`` owns bits ``c*(H+1) .. c*(H+1)+H-1``, bottom
 row first; bit ``c*(H+1)+H`` is a sentinel that is never set, so lines that would
 wrap from one column into the next always pass through an empty sentinel.
+
+Boards are 1..16 cells a side with lines of 2..max(width, height). Those whose
+``width*(height+1)`` bits fit in 64 (7x6 among them) run on the single-word
+kernels of :mod:`connect4.kernels`; the others (``wide``, e.g. 8x8, 16x16) on
+the multi-word family of :mod:`connect4.wide`. Python-side bitboards of either
+are plain integers in the layout above, whatever their width.
 """
 
 from __future__ import annotations
@@ -12,7 +18,10 @@ from functools import cached_property
 
 from .errors import InvalidGeometry
 
-MAX_BITS = 64
+MAX_BITS = 64  # one machine word: the single-word kernels' limit
+MAX_SIDE = 16  # cells a side, the largest board being 16 x 16
+MIN_K = 2
+LIMITS = f"width and height 1..{MAX_SIDE}, line length {MIN_K}..max(width, height)"
 
 
 @dataclass(frozen=True)
@@ -27,19 +36,12 @@ class Geometry:
         for name in ("width", "height", "k"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
-                raise InvalidGeometry(f"{name} must be an integer, got {value!r}")
-        if self.width < 1 or self.height < 1:
-            raise InvalidGeometry(f"board {self.width}x{self.height}: width and height must be at least 1")
-        if self.width * (self.height + 1) > MAX_BITS:
+                raise InvalidGeometry(f"{name} must be an integer, got {value!r} ({LIMITS})")
+        if not (1 <= self.width <= MAX_SIDE and 1 <= self.height <= MAX_SIDE):
+            raise InvalidGeometry(f"board {self.width}x{self.height} is out of range: {LIMITS}")
+        if not MIN_K <= self.k <= max(self.width, self.height):
             raise InvalidGeometry(
-                f"board {self.width}x{self.height} needs {self.width * (self.height + 1)} bits; "
-                f"width*(height+1) must be at most {MAX_BITS}"
-            )
-        if self.k < 2:
-            raise InvalidGeometry(f"line length {self.k} must be at least 2")
-        if self.k > max(self.width, self.height):
-            raise InvalidGeometry(
-                f"line length {self.k} does not fit on a {self.width}x{self.height} board"
+                f"line length {self.k} does not fit on a {self.width}x{self.height} board: {LIMITS}"
             )
 
     @classmethod
@@ -48,12 +50,22 @@ class Geometry:
         try:
             w, h = (int(part) for part in size.lower().split("x"))
         except ValueError:
-            raise InvalidGeometry(f"board size {size!r} must look like 7x6") from None
+            raise InvalidGeometry(f"board size {size!r} must look like 7x6 ({LIMITS})") from None
         return cls(w, h, k)
 
     @property
     def name(self) -> str:
         return f"{self.width}x{self.height}" + ("" if self.k == 4 else f"k{self.k}")
+
+    @property
+    def bits(self) -> int:
+        """Bits of the layout: every column's cells and its sentinel."""
+        return self.width * (self.height + 1)
+
+    @property
+    def wide(self) -> bool:
+        """Past one 64-bit word: runs on the multi-word kernels (:mod:`connect4.wide`)."""
+        return self.bits > MAX_BITS
 
     @property
     def h1(self) -> int:

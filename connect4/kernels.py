@@ -34,6 +34,7 @@ import numpy as np
 from numba import uint64
 
 from .bits import ctz, popcount
+from .errors import InvalidGeometry
 from .geometry import MAX_BITS, Geometry
 from .jit import kernel
 
@@ -77,9 +78,29 @@ def pons_k4_fits(g: Geometry) -> bool:
     return g.k == 4 and 3 * (g.h1 + 1) < MAX_BITS
 
 
+def family_for(g: Geometry) -> SimpleNamespace:
+    """The kernel family of a board: these single-word kernels when its bits fit
+    in 64, else the multi-word family of :mod:`connect4.wide` (``.wide`` tells)."""
+    if g.wide:
+        from .wide import wide_kernels_for
+
+        return wide_kernels_for(g)
+    return kernels_for(g)
+
+
+def require_single_word(g: Geometry, what: str) -> None:
+    """InvalidGeometry naming ``what`` when it only runs on boards of one 64-bit word."""
+    if g.wide:
+        raise InvalidGeometry(
+            f"board {g.width}x{g.height} needs {g.bits} bits: {what} runs on boards with "
+            f"width*(height+1) <= {MAX_BITS} only"
+        )
+
+
 @cache
 def kernels_for(g: Geometry) -> SimpleNamespace:
-    """Compile (or load from numba's cache) the kernels of one geometry."""
+    """Compile (or load from numba's cache) the single-word kernels of one geometry."""
+    require_single_word(g, "this part (the single-word kernels)")
     tag = f"{g.width}x{g.height}k{g.k}"
     K = g.k
     W, H1 = g.width, g.h1
@@ -161,6 +182,7 @@ def kernels_for(g: Geometry) -> SimpleNamespace:
 
     return SimpleNamespace(
         geometry=g,
+        wide=False,
         winning_cells=winning_cells_k4 if pons_k4_fits(g) else winning_cells_table,
         winning_cells_table=winning_cells_table,
         winning_cells_k4=winning_cells_k4,

@@ -64,4 +64,10 @@ def perft(pos: Position, depth: int) -> int:
     """Number of move sequences of ``depth`` plies from ``pos``."""
     if pos.is_over:
         return 1 if depth == 0 else 0
+    g = pos.geometry
+    if g.wide:
+        from .wide import to_words
+        from .wide_perft import wide_perft_kernel
+
+        return int(wide_perft_kernel(g)(to_words(pos.current, g), to_words(pos.mask, g), depth))
     return int(perft_kernel(pos.geometry)(np.uint64(pos.current), np.uint64(pos.mask), depth))

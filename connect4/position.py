@@ -15,7 +15,7 @@ import numpy as np
 
 from .errors import IllegalMove
 from .geometry import STANDARD, Geometry
-from .kernels import kernels_for
+from .kernels import family_for
 
 FIRST, SECOND = 0, 1
 
@@ -40,7 +40,7 @@ class Position:
         self.moves: list[int] = []
         # FIRST or SECOND once a line of K is on the board, else None.
         self.winner: int | None = None
-        self._kernels = kernels_for(geometry)
+        self._kernels = family_for(geometry)  # single-word, or multi-word past 64 bits
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -145,7 +145,10 @@ class Position:
         self.mask |= self.mask + g.bottom_cell(col)  # the carry lands on the lowest empty cell
         self.moves.append(col)
         mover = self.current ^ self.mask
-        if self._kernels.alignment(np.uint64(mover)):
+        if g.wide:
+            if self._kernels.alignment_int(mover):
+                self.winner = 1 - self.to_move
+        elif self._kernels.alignment(np.uint64(mover)):
             self.winner = 1 - self.to_move
         return self
 
@@ -169,6 +172,8 @@ class Position:
     def winning_cells(self, player: int | None = None) -> int:
         """Empty cells where ``player`` (default: side to move) would complete a line."""
         player = self.to_move if player is None else player
+        if self.geometry.wide:
+            return int(self._kernels.winning_cells_int(self.stones(player), self.mask))
         return int(self._kernels.winning_cells(np.uint64(self.stones(player)), np.uint64(self.mask)))
 
     def possible(self) -> int:
@@ -211,7 +216,8 @@ class Position:
 
     # -- keys ----------------------------------------------------------------
     def key(self) -> int:
-        """Pascal Pons' key ``current + mask + bottom`` (49 bits on 7x6)."""
+        """Pascal Pons' key ``current + mask + bottom`` (49 bits on 7x6; on boards
+        past 64 bits the same formula, a wider integer: see :mod:`connect4.wide`)."""
         return self.current + self.mask + self.geometry.bottom_mask
 
     def mirror_key(self) -> int:

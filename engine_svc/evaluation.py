@@ -31,7 +31,7 @@ from numba import int64, uint64
 
 from connect4.geometry import MAX_BITS, STANDARD, Geometry
 from connect4.jit import kernel
-from connect4.kernels import kernels_for
+from connect4.kernels import kernels_for, require_single_word
 
 from connect4.bits import popcount
 
@@ -123,6 +123,7 @@ def row_masks(g: Geometry) -> tuple[int, int]:
 @cache
 def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     """Compile the evaluation kernels of one geometry (constants folded in)."""
+    require_single_word(g, "the engine's evaluation")
     tag = f"{g.width}x{g.height}k{g.k}"
     K = g.k
     K1 = K + 1
@@ -235,16 +236,24 @@ class Evaluation:
 def evaluate(pos) -> Evaluation:
     """The engine's static score of a connect4.Position, with each side's threat cells."""
     g = pos.geometry
-    ek = eval_kernels(g)
     first = pos.stones(0)
     second = pos.stones(1)
-    line, threat = ek.static_eval(np.uint64(first), np.uint64(second))
+    if g.wide:  # past 64 bits: the same evaluation on column words
+        from connect4.wide import to_words
+
+        from .wide_evaluation import wide_eval_kernels
+
+        line, threat = wide_eval_kernels(g).static_eval(to_words(first, g), to_words(second, g))
+        wf, ws = pos.winning_cells(0), pos.winning_cells(1)
+    else:
+        ek = eval_kernels(g)
+        line, threat = ek.static_eval(np.uint64(first), np.uint64(second))
+        wf = int(ek.winning_cells(np.uint64(first), np.uint64(pos.mask)))
+        ws = int(ek.winning_cells(np.uint64(second), np.uint64(pos.mask)))
     line, threat = int(line), int(threat)
     total = line + threat
     if pos.to_move == 1:
         total = -total
-    wf = int(ek.winning_cells(np.uint64(first), np.uint64(pos.mask)))
-    ws = int(ek.winning_cells(np.uint64(second), np.uint64(pos.mask)))
 
     def cells(bb: int) -> list[tuple[int, int]]:
         return [(c, r) for c in range(g.width) for r in range(g.height) if bb & g.cell_bit(c, r)]

@@ -27,6 +27,10 @@ C_PUCT = 1.5
 
 @cache
 def mcts_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
+    if g.wide:  # past 64 bits: the same search on column words
+        from .wide_mcts import wide_mcts_kernels
+
+        return wide_mcts_kernels(g)
     tag = f"{g.width}x{g.height}k{g.k}"
     W = g.width
     CELLS = g.cells

@@ -53,6 +53,10 @@ BLOCKER = WindowWeights(opp_three=-20, opp_two=-4)  # "hard": weighs blocking mo
 
 @cache
 def minimax_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
+    if g.wide:  # past 64 bits: the same player on column words
+        from .wide_minimax import wide_minimax_kernels
+
+        return wide_minimax_kernels(g)
     tag = f"{g.width}x{g.height}k{g.k}"
     K = g.k
     W = g.width

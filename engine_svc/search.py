@@ -44,8 +44,22 @@ class Engine:
             raise ValueError(f"driver {driver!r} must be 'mtdf' or 'pvs'")
         self.geometry = geometry
         self.driver = driver
-        self.kernels = search_kernels(geometry)
-        self.eval = eval_kernels(geometry)
+        if geometry.wide:  # past 64 bits: the multi-word family, one word per column
+            from connect4.wide import to_words, wide_kernels_for
+
+            from .wide_evaluation import wide_eval_kernels
+            from .wide_negamax import wide_search_kernels
+
+            self.kernels = wide_search_kernels(geometry)
+            self.eval = wide_eval_kernels(geometry)
+            wk = wide_kernels_for(geometry)
+            self._board = lambda bits: to_words(bits, geometry)
+            self._table_key = lambda p: int(wk.key64(to_words(p.current, geometry), to_words(p.mask, geometry)))
+        else:
+            self.kernels = search_kernels(geometry)
+            self.eval = eval_kernels(geometry)
+            self._board = np.uint64  # a Python bitboard as the kernels take it
+            self._table_key = lambda p: p.key()
         self.tt = TranspositionTable(tt_mb)
         # nodes, stop flag, heights, line states: one int64 array (see ST_*)
         self.state = np.zeros(self.kernels.st_size, dtype=np.int64)
@@ -60,14 +74,14 @@ class Engine:
         first, second = (cur, cur ^ mask) if ply % 2 == 0 else (cur ^ mask, cur)
         for c in range(g.width):
             self.state[ST_FIXED + c] = bin(mask & g.column_mask(c)).count("1")
-        return int(self.eval.init_lines(self.state, ST_FIXED + g.width, np.uint64(first), np.uint64(second)))
+        return int(self.eval.init_lines(self.state, ST_FIXED + g.width, self._board(first), self._board(second)))
 
     def pv(self, pos, first_move: int, limit: int) -> list[int]:
         """Follow the table's best moves from ``pos`` after ``first_move``."""
         line = [first_move]
         p = pos.copy().play(first_move)
         while len(line) < limit and not p.is_over:
-            hit = self.tt.lookup(p.key())
+            hit = self.tt.lookup(self._table_key(p))
             if hit is None or hit[3] == NO_MOVE or not p.can_play(hit[3]):
                 break
             line.append(hit[3])
@@ -116,7 +130,7 @@ class Engine:
         k = self.kernels
         ply = pos.ply
         empties = self.geometry.cells - ply
-        cur, mask = np.uint64(pos.current), np.uint64(pos.mask)
+        cur, mask = self._board(pos.current), self._board(pos.mask)
         ls = self._prepare(pos.current, pos.mask, ply)
         # A search at a fixed depth starts from an empty table, so it is
         # deterministic; a timed one keeps what earlier searches stored (they are
@@ -210,7 +224,7 @@ class Engine:
             # Does c keep the proven score? It does when the opponent, after c, can
             # do no better than -score: an exact null-window search at that bound.
             bound = -score
-            s, m = k.root(np.uint64(child.current), np.uint64(child.mask), child.ply, g.cells - child.ply,
+            s, m = k.root(self._board(child.current), self._board(child.mask), child.ply, g.cells - child.ply,
                           int64(bound), int64(bound + 1), ls, self.state, self.tt.table, self.tt.shift,
                           self.tt.gen)
             if self.state[ST_STOP] or m < 0:

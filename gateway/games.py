@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from connect4 import Geometry, IllegalMove, InvalidGeometry, InvalidPosition, Position, parse_column, parse_moves
+from connect4.kernels import require_single_word
 
 from . import model
 from .document import COLORS, Game, Seat, other_color
@@ -130,6 +131,8 @@ class Games:
         await self.creates.take(client)
         try:
             g = Geometry(width, height, k)
+            # Boards past 64 bits play in the library and the engine, not yet over the gateway.
+            require_single_word(g, "a game on the gateway")
         except InvalidGeometry as exc:
             raise GameError("bad_request", str(exc)) from None
         opponent = (opponent or self.settings.default_opponent).strip()

@@ -176,10 +176,10 @@ def _stdin_chunks():
 def run(args) -> int:
     try:
         g = Geometry.parse(args.size, args.connect)
+        solver = LineSolver(g, weak=args.weak, analyze=args.analyze, fresh=args.fresh, tt_log2=args.tt_log2)
     except Connect4Error as exc:
         print(f"c4 solve: {exc}", file=sys.stderr)
         return 2
-    solver = LineSolver(g, weak=args.weak, analyze=args.analyze, fresh=args.fresh, tt_log2=args.tt_log2)
     if args.moves:
         chunks = iter([list(args.moves)])
     else:

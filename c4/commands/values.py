@@ -11,6 +11,7 @@ import time
 
 from c4 import argtypes
 from connect4 import Geometry, Position
+from connect4.kernels import require_single_word
 from connect4.errors import Connect4Error
 
 
@@ -33,6 +34,8 @@ def run(args) -> int:
 
     try:
         geometries = [Geometry.parse(size, args.connect) for size in args.sizes]
+        for g in geometries:
+            require_single_word(g, "the exact solver")
     except Connect4Error as exc:
         print(f"c4 values: {exc}", file=sys.stderr)
         return 2

@@ -15,7 +15,9 @@ from connect4.scores import end_ply
 from connect4.bookset import BookSet
 from connect4.gate import CHECKS, best_columns
 from connect4.gate import blocks_threat, no_loss_in_two, not_under_threat, takes_win  # noqa: F401  (re-exported)
+from connect4.wide import kernel_board
 from ..evaluation import COMPLETE, line_tables
+from ..wide_evaluation import wide_own_line_score
 from ..mcts import C_PUCT, mcts_kernels
 from ..minimax import CASUAL, WIN_VALUE, WindowWeights, minimax_kernels, weights_array
 from ..result import DepthReport, SearchResult
@@ -88,6 +90,8 @@ def own_line_score(me: int, opp: int, g: Geometry) -> int:
     """One side's half of the engine's line-count score: every line of K cells
     that holds stones of ``me`` and none of ``opp`` scores its stone count
     (1000 once complete)."""
+    if g.wide:
+        return wide_own_line_score(me, opp, g)
     masks = line_tables(g).masks
     counts = np.bitwise_count(masks & np.uint64(me))
     free = (masks & np.uint64(opp)) == 0
@@ -211,7 +215,8 @@ class MinimaxPlayer(Player):
         values = np.full(self.geometry.width, np.iinfo(np.int64).min, dtype=np.int64)
         nodes = np.zeros(2, dtype=np.int64)  # [node count, stop flag]
         with stop_on(cancel, nodes, 1):
-            self.kernels.root_values(np.uint64(pos.current), np.uint64(pos.mask), self.depth,
+            self.kernels.root_values(kernel_board(pos.current, pos.geometry), kernel_board(pos.mask, pos.geometry),
+                                     self.depth,
                                      self.weights, values, nodes)
         if nodes[1]:
             raise Stopped(f"{self.spec} stopped after {int(nodes[0])} nodes", int(nodes[0]))
@@ -236,7 +241,8 @@ class MctsPlayer(Player):
         visits = np.zeros(self.geometry.width, dtype=np.int64)
         seed = int(self.rng.integers(1 << 31))
         with stop_on(cancel, np.zeros(1, dtype=np.uint8)) as stop:
-            done = self.kernels.search(np.uint64(pos.current), np.uint64(pos.mask), pos.ply, self.simulations,
+            done = self.kernels.search(kernel_board(pos.current, pos.geometry), kernel_board(pos.mask, pos.geometry),
+                                       pos.ply, self.simulations,
                                        seed, C_PUCT, visits, stop)
         if done < self.simulations:
             raise Stopped(f"{self.spec} stopped after {done} of {self.simulations} simulations", int(done))

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from connect4 import STANDARD, Geometry, InvalidPosition, Position
+from connect4.kernels import require_single_word
 
 from .errors import BudgetExceeded
 from .quickload import load_cached
@@ -62,6 +63,7 @@ class Solver:
     (the kernels release the GIL, so several Solvers run in parallel)."""
 
     def __init__(self, geometry: Geometry = STANDARD, tt_log2: int | None = None):
+        require_single_word(geometry, "the exact solver")  # boards past 64 bits: not yet
         self.geometry = geometry
         self.table = TranspositionTable(geometry, DEFAULT_TT_LOG2 if tt_log2 is None else tt_log2)
         self._k = search_kernels(geometry)

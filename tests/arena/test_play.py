@@ -82,7 +82,7 @@ def test_h_and_q_are_columns_on_wide_boards_and_commands_are_words():
     assert "● you plays h" in text
     assert "column 'q' is not on this board: columns are a–h (? for help, quit to stop)" in text
     assert text.count("quit, exit or :q ends the game") == 2
-    assert parse_human_move("q", Position(Geometry(17, 2, 3))) == 16
+    assert parse_human_move("p", Position(Geometry(16, 2, 3))) == 15
     for word in ("quit", "exit", "QUIT"):
         with pytest.raises(Quit):
             play_terminal([Seat(HUMAN, None), Seat(HUMAN, None)], Position(), io.StringIO(word + "\n"), io.StringIO())
@@ -124,7 +124,7 @@ def test_c4_play_engine_figures_and_other_sizes():
 @pytest.mark.parametrize("args,message", [
     (["you", "nobody"], "unknown player"),
     (["you", "minimax:99"], "depth 99"),
-    (["you", "random", "--size", "9x9"], "width*(height+1) must be at most 64"),
+    (["you", "random", "--size", "17x9"], "width and height 1..16"),
     (["you", "random", "--connect", "9"], "line length 9"),
     (["you", "random", "--from", "1111111"], "full"),
 ])

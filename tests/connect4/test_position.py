@@ -125,14 +125,15 @@ def test_illegal_moves_say_why():
         Position().undo()
 
 
-@pytest.mark.parametrize("w,h,k", [(8, 8, 4), (0, 6, 4), (7, 0, 4), (7, 6, 1), (7, 6, 8), (True, 6, 4)])
+@pytest.mark.parametrize("w,h,k", [(17, 8, 4), (0, 6, 4), (7, 0, 4), (7, 6, 1), (7, 6, 8), (True, 6, 4)])
 def test_bad_geometry(w, h, k):
     with pytest.raises(InvalidGeometry):
         Geometry(w, h, k)
 
 
-def test_largest_boards_fit_64_bits():
-    for g in (Geometry(8, 7), Geometry(16, 3), Geometry(4, 15), Geometry(1, 63, 2), Geometry(32, 1, 2)):
+def test_largest_boards_play_to_the_end():
+    for g in (Geometry(8, 7), Geometry(16, 3), Geometry(4, 15), Geometry(1, 16, 2), Geometry(16, 1, 2),
+              Geometry(8, 8), Geometry(16, 16), Geometry(16, 16, 16)):
         pos = Position(g)
         rng = random.Random(1)
         while not pos.is_over:

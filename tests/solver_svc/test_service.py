@@ -89,7 +89,7 @@ def test_cache_answers_repeats_without_search(service):
     (position("0"), "column 0 is off the board"),
     (position("4444444"), "column 4 is full"),
     (position("1212121"), "game is over"),
-    (position("", width=20), "width*(height+1) must be at most 64"),
+    (position("", width=20), "width and height 1..16"),
     (position("", k=9), "line length 9 does not fit"),
 ])
 def test_bad_positions_are_invalid_argument(service, pos, fragment):
