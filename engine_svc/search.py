@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba import int64
@@ -44,6 +45,7 @@ class Engine:
             raise ValueError(f"driver {driver!r} must be 'mtdf' or 'pvs'")
         self.geometry = geometry
         self.driver = driver
+        self._board: Callable[[int], Any]  # a Python bitboard as the kernels take it
         if geometry.wide:  # past 64 bits: the multi-word family, one word per column
             from connect4.wide import to_words, wide_kernels_for
 
@@ -58,7 +60,7 @@ class Engine:
         else:
             self.kernels = search_kernels(geometry)
             self.eval = eval_kernels(geometry)
-            self._board = np.uint64  # a Python bitboard as the kernels take it
+            self._board = np.uint64
             self._table_key = lambda p: p.key()
         self.tt = TranspositionTable(tt_mb)
         # nodes, stop flag, heights, line states: one int64 array (see ST_*)
