@@ -259,3 +259,20 @@ def test_guard_refuses_an_illegal_column():
 
     with pytest.raises(IllegalMove):
         guard(Position.parse("111111"), 0)
+
+
+def test_guarantee_on_boards_past_64_bits():
+    """The gate uses only Position's API, so it guards large boards once the library
+    plays them (issue 25's multi-word kernels); skipped while they are refused."""
+    from connect4 import InvalidGeometry
+
+    try:
+        shapes = [Geometry(8, 8), Geometry(9, 7), Geometry(16, 16)]
+    except InvalidGeometry:
+        pytest.skip("boards past 64 bits are not played yet")
+    for g in shapes:
+        positions = random_positions(g, 2, seed=3)
+        assert assert_guarantee(positions) > 0
+        for pos in positions[::8]:
+            for col in pos.legal_moves():
+                assert tuple(map(bool, check_move(pos, col))) == ref_checks(pos, col), (pos, col)
