@@ -262,8 +262,8 @@ def test_guard_refuses_an_illegal_column():
 
 
 def test_guarantee_on_boards_past_64_bits():
-    """The gate uses only Position's API, so it guards large boards once the library
-    plays them (issue 25's multi-word kernels); skipped while they are refused."""
+    """The gate uses only Position's API, so it guards the multi-word boards too
+    (skipped in a tree whose library refuses them)."""
     from connect4 import InvalidGeometry
 
     try:
