@@ -162,8 +162,8 @@ def _counted_infos() -> list[PlayerInfo]:
     return [
         PlayerInfo("noisy_greedy", "noisy_greedy", "greedy with 20% random moves (noisy_greedy:P: P%)", False,
                    0, 100),
-        PlayerInfo("alphabeta", "alphabeta", "3-ply search assuming the opponent's worst reply", False),
         PlayerInfo("expectimax", "expectimax", "3-ply search assuming greedy with 20% random moves", False),
+        PlayerInfo("alphabeta", "alphabeta", "3-ply search assuming the opponent's worst reply", False),
         PlayerInfo("clairvoyant:greedy", "clairvoyant",
                    "3-ply search knowing the opponent's actual policy, named after the colon (clairvoyant:SPEC)",
                    False),
