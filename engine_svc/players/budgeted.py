@@ -44,10 +44,17 @@ def _win_values(ply: int, cells: int) -> list[int]:
     return sorted(losses) + [0] + sorted(wins)
 
 
+class WideBoard(ValueError):
+    """A board past 64 bits: the counted negamax runs on one-word bitboards only."""
+
+
 class CountedSearch:
     """The counted negamax of one geometry with its own table and workspace."""
 
     def __init__(self, geometry, table_bits: int):
+        if geometry.wide:
+            raise WideBoard(f"search and solver play boards of up to 64 bits (width*(height+1) <= 64), "
+                            f"not {geometry.name}")
         self.kernels = counted_kernels(geometry)
         self.geometry = geometry
         self.tt, self.shift = new_table(table_bits)

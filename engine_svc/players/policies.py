@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from connect4.geometry import Geometry
+from connect4.wide import kernel_board
 
 Distribution = list[tuple[int, float]]
 
@@ -67,7 +68,9 @@ class MinimaxPolicy(Policy):
         legal = pos.legal_moves()
         values = np.full(p.geometry.width, np.iinfo(np.int64).min, dtype=np.int64)
         nodes = np.zeros(2, dtype=np.int64)
-        p.kernels.root_values(np.uint64(pos.current), np.uint64(pos.mask), p.depth, p.weights, values, nodes)
+        g = pos.geometry
+        p.kernels.root_values(kernel_board(pos.current, g), kernel_board(pos.mask, g), p.depth, p.weights, values,
+                              nodes)
         best = max(int(values[c]) for c in legal)
         ties = [c for c in legal if values[c] == best]
         return [(c, p.blunder / len(legal) + ((1.0 - p.blunder) / len(ties) if c in ties else 0.0)) for c in legal]

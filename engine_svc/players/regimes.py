@@ -28,7 +28,7 @@ import numpy as np
 
 from ..result import SearchResult
 from ..scores import MATE
-from .counted import counted_kernels
+from .counted import WINNING_CELL
 from .ladder import GreedyPlayer, Player
 from .policies import NoisyGreedyPolicy, Policy
 
@@ -38,9 +38,23 @@ TIE = 1e-9
 
 
 def leaf_for(pos, me: int) -> int:
-    """The leaf value of ``pos`` (not over) from player ``me``'s side."""
-    v = int(counted_kernels(pos.geometry).leaf_value(np.uint64(pos.current), np.uint64(pos.mask)))
-    return v if pos.to_move == me else -v
+    """The leaf value of ``pos`` (not over) from player ``me``'s side: the
+    ``search`` player's (:func:`.counted` ``leaf_value``), on Python integers
+    so it runs on every board, past 64 bits too."""
+    g = pos.geometry
+    centre = _centre_mask(g)
+    score = 0
+    for player, sign in ((me, 1), (1 - me, -1)):
+        cells = pos.winning_cells(player)  # empty cells only
+        score += sign * (WINNING_CELL * cells.bit_count() + (pos.stones(player) & centre).bit_count())
+    return score
+
+
+def _centre_mask(g) -> int:
+    mask = 0
+    for c in {(g.width - 1) // 2, g.width // 2}:  # one central column, or both middle ones on even widths
+        mask |= g.column_mask(c)
+    return mask
 
 
 def end_value(pos, me: int) -> int:

@@ -205,3 +205,27 @@ def test_the_new_players_are_listed_after_the_learned_ones():
     new = [f for f in tail if f not in ("dqn", "net", "az")]
     assert sorted(new) == sorted(["noisy_greedy", "alphabeta", "expectimax", "clairvoyant", "search", "solver"])
     assert tail[-len(new):] == new
+
+
+@pytest.mark.parametrize("g", [Geometry(8, 8), Geometry(9, 7, 5)], ids=lambda g: g.name)
+def test_the_regime_players_play_past_64_bits_and_the_counted_ones_say_they_do_not(g):
+    assert g.wide
+    for pos in random_positions(g, 3, 21, hi=12):
+        assert player_leaf(pos) == reference_leaf(pos, pos.to_move)
+    for spec in ("noisy_greedy", "alphabeta", "expectimax", "clairvoyant:greedy", "clairvoyant:minimax:2"):
+        player, other = make_player(spec, g, seed=1), make_player("greedy", g, seed=2)
+        pos = Position(g)
+        while not pos.is_over and pos.ply < 16:
+            pos.play((player if pos.ply % 2 == 0 else other).choose(pos).column)
+    pos = random_positions(g, 1, 22, hi=10)[0]
+    want = {c: brute(pos.played(c), 2, pos.to_move, worst) for c in pos.legal_moves()}
+    assert make_player("alphabeta", g).column_values(pos) == pytest.approx(want)
+    for spec in ("search", "solver", "clairvoyant:search"):
+        with pytest.raises(InvalidSpec, match=f"up to 64 bits .* not {g.name}"):
+            make_player(spec, g)
+
+
+def player_leaf(pos):
+    from engine_svc.players.regimes import leaf_for
+
+    return leaf_for(pos, pos.to_move)
