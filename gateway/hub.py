@@ -23,6 +23,7 @@ was away), gets ``RESYNC`` instead of the missed messages and reloads the game.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 import redis.asyncio as aioredis
@@ -38,7 +39,7 @@ CONFIRM_TIMEOUT_S = 2.0
 class Watch:
     """One watcher's subscription: ``await watch.get()`` gives the next message text, or RESYNC."""
 
-    def __init__(self, hub: "Hub", channel: str):
+    def __init__(self, hub: Hub, channel: str):
         self.hub = hub
         self.channel = channel
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(QUEUE_SIZE)
@@ -94,10 +95,8 @@ class Hub:
             else:
                 event = self.confirmed.get(channel)
         if event is not None:
-            try:
+            with contextlib.suppress(TimeoutError):  # Redis is slow or away: the watcher resyncs when it is back
                 await asyncio.wait_for(event.wait(), CONFIRM_TIMEOUT_S)
-            except asyncio.TimeoutError:
-                pass  # Redis is slow or away: the watcher resyncs when it is back
         return w
 
     async def leave(self, w: Watch) -> None:
@@ -110,10 +109,8 @@ class Hub:
                 return
             del self.watches[w.channel]
             self.confirmed.pop(w.channel, None)
-            try:
-                await self.pubsub.unsubscribe(w.channel)
-            except (RedisError, OSError):
-                pass  # the connection is gone; a reconnect subscribes only what is watched
+            with contextlib.suppress(RedisError, OSError):  # the connection is gone; a reconnect subscribes
+                await self.pubsub.unsubscribe(w.channel)   # only what is watched
 
     def _hook(self) -> None:
         conn = self.pubsub.connection
@@ -156,11 +153,7 @@ class Hub:
     async def close(self) -> None:
         if self.reader is not None:
             self.reader.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.reader
-            except (asyncio.CancelledError, Exception):
-                pass
-        try:
+        with contextlib.suppress(Exception):
             await self.pubsub.aclose()  # type: ignore[no-untyped-call]
-        except Exception:
-            pass

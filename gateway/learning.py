@@ -15,6 +15,7 @@ a worker started later does not do stale work. Nothing here touches the game.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from typing import Any
@@ -55,7 +56,7 @@ class Learner:
         try:
             return await asyncio.wait_for(loop.run_in_executor(None, self._run, moves, size, engine),
                                           self.timeout_s + 15)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise _unavailable(self.timeout_s) from None
 
     def _run(self, moves: str | list[int], size: str, engine: str) -> dict[str, Any]:
@@ -72,7 +73,7 @@ class Learner:
                                    retry=True, retry_policy={"max_retries": 2, "interval_start": 0.2,
                                                              "interval_step": 0.5, "interval_max": 1})
         except Exception as exc:  # broker down
-            raise GameError("service_unavailable", f"learning unavailable: cannot reach the task queue ({exc})")
+            raise GameError("service_unavailable", f"learning unavailable: cannot reach the task queue ({exc})") from exc
         # Poll the result key (a plain Redis GET, safe from any thread) rather than
         # Celery's pub/sub consumer, which is not meant to be shared by threads.
         deadline = time.monotonic() + self.timeout_s
@@ -85,10 +86,8 @@ class Learner:
                 log.warning("learn: no worker answered", extra={"task": result.id, "timeout_s": self.timeout_s})
                 raise _unavailable(self.timeout_s)
             time.sleep(POLL_S)
-        try:
+        with contextlib.suppress(Exception):
             app.backend.forget(result.id)
-        except Exception:
-            pass
         if status != states.SUCCESS:
             detail = meta.get("result")
             if isinstance(detail, dict):

@@ -50,6 +50,7 @@ from redis.exceptions import OutOfMemoryError, ResponseError
 from .document import Game
 from .errors import GameError
 from .hub import Hub, Watch
+from .redis_pool import BoundedPool
 
 GAME = "c4:game:{}"
 EVENTS = "c4:events:{}"
@@ -204,7 +205,7 @@ class Store:
         # connection is retried on a fresh one. A retried save cannot apply twice and
         # is not refused: it finds its operation id. A command that timed out is not
         # retried: a hung Redis answers 503 within the timeouts, not their multiple.
-        pool = aioredis.BlockingConnectionPool.from_url(
+        pool = BoundedPool.from_url(
             url, decode_responses=True, health_check_interval=2,
             retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3, supported_errors=(RedisConnectionError,)),
             socket_connect_timeout=connect_timeout_s, socket_timeout=socket_timeout_s,

@@ -45,10 +45,10 @@ class Proc:
         self.name, self.args, self.env = name, args, env
         self.proc: subprocess.Popen | None = None
 
-    def start(self) -> "Proc":
+    def start(self) -> Proc:
         LOGS.mkdir(parents=True, exist_ok=True)
-        log = open(LOGS / f"{self.name}.log", "ab")
-        self.proc = subprocess.Popen(self.args, env=self.env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+        with open(LOGS / f"{self.name}.log", "ab") as log:  # the child keeps its own copy of the file
+            self.proc = subprocess.Popen(self.args, env=self.env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
         return self
 
     def stop(self, sig=signal.SIGTERM) -> None:
@@ -82,7 +82,7 @@ class Service(Proc):
     def addr(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 420) -> "Service":
+    def start(self, timeout: float = 420) -> Service:
         super().start()
         wait_serving(self.addr, timeout, self.proc)
         return self
@@ -131,7 +131,7 @@ class Gateway(Proc):
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> "Gateway":
+    def start(self) -> Gateway:
         super().start()
         deadline = time.monotonic() + 180  # imports and numba cache loads are slow on a busy machine
         while time.monotonic() < deadline:

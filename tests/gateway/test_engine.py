@@ -272,7 +272,7 @@ def test_twenty_clients_against_the_engine(api, gateway):
                 break
             # Every client sends the version it saw: all are moves for the same turn. (Without it a
             # request that arrives after the engine's fast answer is simply the next turn.)
-            results = list(pool.map(lambda c: move(shared, gid, token, c, version=state["version"]),
+            results = list(pool.map(lambda c, seen=state["version"]: move(shared, gid, token, c, version=seen),
                                     [legal(state)] * 10 + [1 + i % 7 for i in range(10)]))
             ok = [r for r in results if r.status_code == 200]
             assert len(ok) == 1

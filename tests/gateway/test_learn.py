@@ -20,7 +20,6 @@ against the solver when they were chosen:
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 from pathlib import Path
@@ -51,7 +50,7 @@ class Worker(Proc):
                                    C4_BOOKGEN_OPENING_BOOK=book.parent / "no-opening.txt",
                                    C4_BOOKGEN_WARM="6x4", C4_BOOKGEN_TT_LOG2=20))
 
-    def start(self) -> "Worker":
+    def start(self) -> Worker:
         super().start()
         from celery import Celery
 

@@ -218,7 +218,7 @@ def test_a_join_while_the_creator_changes_settings(client):
         made = client.post("/api/v1/games", json={"opponent": "human"}).json()
         gid, red = made["state"]["id"], made["token"]
 
-        def act(i):
+        def act(i, gid=gid, made=made, red=red):
             if i == 10:
                 return client.post(f"/api/v1/games/{gid}/join", json={"invite": made["invite"]})
             return client.post(f"/api/v1/games/{gid}/hints", json={"on": bool(i % 2)}, headers={"X-Player-Token": red})
@@ -374,7 +374,6 @@ def test_games_expire_after_idle_time(redis_server):
             assert play(c, gid, red, 4).status_code == 404
         # An MCP agent's game name lives as long as its game is played, not TTL seconds.
         import asyncio
-        import json
 
         from mcp import Client
 

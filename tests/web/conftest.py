@@ -5,6 +5,7 @@ Playwright. Screenshots go to artifacts/web/ (git-ignored)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -145,10 +146,8 @@ def page(context, request):
     yield page
     if getattr(request.node, "web_failed", False):
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        try:
+        with contextlib.suppress(Exception):
             page.screenshot(path=str(ARTIFACTS / f"FAILED-{request.node.name}.png"), full_page=True)
-        except Exception:
-            pass
         (ARTIFACTS / f"FAILED-{request.node.name}.log").write_text(
             "\n".join(console + [f"status: {page.inner_text('#status')}", f"alert: {page.inner_text('#alert')}"]))
     assert not errors, f"script errors on the page: {errors}"

@@ -89,7 +89,7 @@ def check_solution(page, solver, moves) -> None:
         if col["score"] is not None:
             assert shown[col["column"]][2] == col["verdict"].replace(" in ", " "), (col, shown[col["column"]])
     ply = len(moves)
-    for c, (score, big, small) in shown.items():
+    for score, big, small in shown.values():
         if score < 0:
             assert big == f"{MINUS}{-score}"  # a real minus sign, never a lost hyphen
             n = (42 - ply) // 2 + score + 1

@@ -38,7 +38,7 @@ def open_as_player(chromium, url: str, gid: str, token: str, seat: str):
     return ctx, page, errors
 
 
-def test_learn_button_shows_the_verdict_and_the_booked_plies(chromium, learn_gateway, book):
+def test_learn_button_shows_the_verdict_and_the_booked_plies(chromium, learn_gateway, book):  # noqa: F811 (fixtures)
     with httpx.Client(base_url=learn_gateway.url, timeout=60) as c:
         gid, token, state = finished_game(c, THREW, engine_starts=False)
         r = c.post("/api/v1/games", json={"width": 6, "height": 4, "opponent": "random"})
@@ -70,7 +70,7 @@ def test_learn_button_shows_the_verdict_and_the_booked_plies(chromium, learn_gat
         ctx.close()
 
 
-def test_learn_button_says_when_learning_is_unavailable(chromium, lonely_gateway):
+def test_learn_button_says_when_learning_is_unavailable(chromium, lonely_gateway):  # noqa: F811 (a fixture)
     with httpx.Client(base_url=lonely_gateway.url, timeout=60) as c:
         gid, token, state = finished_game(c, THREW, engine_starts=False)
     ctx, page, errors = open_as_player(chromium, lonely_gateway.url, gid, token, "red")

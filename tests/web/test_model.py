@@ -54,7 +54,7 @@ def test_game_model_agrees_with_the_library(page, stack):
         });
     }""", games)
     wins = 0
-    for want, have in zip(games, got):
+    for want, have in zip(games, got, strict=True):
         where = f"{want['size']} {want['moves']}"
         assert have["next_row"] == want["next_row"], where
         assert have["hints"] == want["hints"], where
@@ -88,6 +88,6 @@ def test_verdict_arithmetic(page, stack):
         const { verdict, signed } = await import('/static/js/format.js');
         return cases.map(([s, ply, w, h]) => [verdict(s, ply, w, h), signed(s)]);
     }""", cases)
-    for (score, ply, w, h, kind, n), (v, text) in zip(cases, got):
+    for (score, ply, w, h, kind, n), (v, text) in zip(cases, got, strict=True):
         assert (v["kind"], v["n"]) == (kind, n), (score, ply, w, h)
         assert text == (f"+{score}" if score > 0 else f"\u2212{-score}")

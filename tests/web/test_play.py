@@ -139,7 +139,8 @@ def test_ghost_and_drop(page):
     settled(page)
     st = game_state(page)
     last = st["moves"][-1]
-    mark = page.evaluate("(() => { const c = document.querySelector('#board .last-move'); return [+c.getAttribute('cx'), +c.getAttribute('cy')]; })()")
+    mark = page.evaluate("(() => { const c = document.querySelector('#board .last-move'); "
+                         "return [+c.getAttribute('cx'), +c.getAttribute('cy')]; })()")
     assert abs(mark[0] - (last - 0.5) * 100) < 1
     # no ghost while it is not our turn, and it comes back on our turn
     my_turn(page)

@@ -158,7 +158,7 @@ def test_watcher_sees_an_llm_playing_over_mcp(page, stack):
         async with Client(f"{stack.url}/mcp") as mcp:
             r = await mcp.call_tool("connect4_new", {"engine_starts": False, "game": "web-llm", "opponent": "random"})
             to_page.put((r.structured_content, r.structured_content["watch_url"]))
-            for col, turn in zip((4, 4), go):
+            for col, turn in zip((4, 4), go, strict=True):
                 turn.wait(30)
                 r = await mcp.call_tool("connect4_move", {"col": col, "game": "web-llm"})
                 to_page.put(r.structured_content)
