@@ -4,8 +4,9 @@ two commits of the code side by side (issue 21: "no figure worse by 3 %").
 
     python tools/count_instructions.py --tree /path/to/checkout --engine --solver-set PATH --lines 40
 
-It runs this script again under ``valgrind --tool=callgrind`` with the
-checkout's packages first on ``sys.path``. Inside, every kernel is loaded and
+It runs this script again, natively (numba compiles or loads its kernels) and
+then under ``valgrind --tool=callgrind``, with the checkout's packages first
+on ``sys.path``. Inside, every kernel is loaded and
 run once first (numba's compile or cache load is not counted); then callgrind's
 counters are zeroed right before each measured part and dumped right after it
 (client requests through a tiny C helper built with ``cc``, see :class:`Counters`), so each part's
@@ -151,25 +152,39 @@ def callgrind(python_args: list[str], env: dict[str, str], cwd: Path) -> tuple[d
         return _read_dumps(folder), r.stdout
 
 
+def _nodes(stdout: str) -> dict[str, int]:
+    """The nodes of each part, from the inner run's JSON lines."""
+    return {d["part"]: d["nodes"] for d in (json.loads(ln) for ln in stdout.splitlines() if ln.startswith("{"))}
+
+
 def _outer(args: argparse.Namespace, argv: list[str]) -> int:
     if shutil.which("valgrind") is None or shutil.which("cc") is None:
         print("needs valgrind and a C compiler (cc) with valgrind's headers", file=sys.stderr)
         return 2
     tree = Path(args.tree).resolve()
-    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0"}
+    # numba keys its cache by the CPU it compiles for, and valgrind shows
+    # another CPU than the host: both runs compile for the CPU level of the
+    # image (the Dockerfile's settings), so the run under valgrind finds the
+    # kernels the native run compiled (a compile under valgrind takes an hour).
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0",
+           "NUMBA_CPU_NAME": "x86-64-v2", "NUMBA_CPU_FEATURES": "+popcnt"}
+    inner = [str(Path(__file__).resolve()), "--inner", *argv]
+    with tempfile.TemporaryDirectory(prefix="c4-native-") as tmp:  # the native run: the compile, and no counts
+        warm = subprocess.run([sys.executable, *inner], env={**env, "C4_CALLGRIND_HELPER": str(_build_helper(Path(tmp)))},
+                              cwd=tree, capture_output=True, text=True)
+    if warm.returncode != 0:
+        print(warm.stderr[-4000:], file=sys.stderr)
+        return 1
     try:
-        counts, stdout = callgrind([str(Path(__file__).resolve()), "--inner", *argv], env, tree)
+        counts, stdout = callgrind(inner, env, tree)
     except RuntimeError as exc:
         print(exc, file=sys.stderr)
         return 1
-    nodes = {}
-    for line in stdout.splitlines():
-        if line.startswith("{"):
-            d = json.loads(line)
-            nodes[d["part"]] = d["nodes"]
+    nodes, native = _nodes(stdout), _nodes(warm.stdout)
     head = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     out = {"tree": str(tree), "commit": head.stdout.strip(),
-           "parts": {p: {"instructions": counts.get(p), "nodes": n} for p, n in nodes.items()}}
+           "parts": {p: {"instructions": counts.get(p), "nodes": n, "nodes_native": native.get(p)}
+                     for p, n in nodes.items()}}
     print(json.dumps(out))
     return 0
 

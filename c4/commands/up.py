@@ -116,7 +116,9 @@ def run(args) -> int:
 
     from c4.stack import plan
     from c4.stack.queue_metrics import QueueCollector, bookgen_queues
-    from c4.stack.supervisor import LogSink, Supervisor, SupervisorCollector
+    from c4.stack.child_metrics import SupervisorCollector
+    from c4.stack.logsink import LogSink
+    from c4.stack.supervisor import Supervisor
 
     data_dir: Path = args.data_dir.resolve()
     unusable = _unusable_data_dir(data_dir)

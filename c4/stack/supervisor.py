@@ -27,7 +27,8 @@ ready, restart one that dies, stop them all cleanly, leave nothing behind.
   and reset after a minute of health.
 
 The supervisor knows nothing of Connect Four: :mod:`c4.stack.plan` says what
-to run.
+to run. The log is :mod:`c4.stack.logsink`'s, the metrics
+:mod:`c4.stack.child_metrics`'.
 """
 
 from __future__ import annotations
@@ -44,9 +45,10 @@ from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
 from collections.abc import Callable
 import contextlib
+
+from .logsink import LogSink, pump
 
 ReadyCheck = Callable[[], "tuple[bool, str]"]
 
@@ -102,101 +104,6 @@ class Child:
 
 class StackFailed(RuntimeError):
     """A child could not be started or never became ready."""
-
-
-# --------------------------------------------------------------------------- logs
-
-_COLORS = ["36", "32", "35", "33", "34", "96", "92", "95", "93", "94"]
-_LEVEL_COLORS = {"warning": "33", "error": "31", "critical": "31"}
-_SKIP_KEYS = {"ts", "level", "service", "logger", "msg", "color_message"}
-
-
-class LogSink:
-    """One readable log for all children: a console and, optionally, a file."""
-
-    def __init__(self, console: TextIO, file: Path | None = None, color: bool | None = None, raw: bool = False):
-        self.console = console
-        self.color = console.isatty() if color is None else color
-        self.raw = raw
-        self.lock = threading.Lock()
-        self.width = 10
-        self.file = open(file, "a", encoding="utf-8", buffering=1) if file else None  # noqa: SIM115 (held open)
-        self._colors: dict[str, str] = {}
-
-    def set_names(self, names: list[str]) -> None:
-        self.width = max([self.width, *map(len, names)])
-        for name in names:
-            self._colors.setdefault(name, _COLORS[len(self._colors) % len(_COLORS)])
-
-    def render(self, line: str) -> tuple[str, str]:
-        """(text, level) of one line of a child; JSON log lines made readable."""
-        line = line.rstrip("\r\n")
-        if self.raw or not line.startswith("{"):
-            return line, ""
-        try:
-            record = json.loads(line)
-        except ValueError:
-            return line, ""
-        if not isinstance(record, dict) or "msg" not in record:
-            return line, ""
-        ts = str(record.get("ts", ""))
-        clock = ts[11:23] if len(ts) >= 23 else ts
-        level = str(record.get("level", "")).lower()
-        extras = " ".join(
-            f"{k}={v if isinstance(v, (int, float, bool)) or v is None else json.dumps(v) if ' ' in str(v) else v}"
-            for k, v in record.items() if k not in _SKIP_KEYS and k != "exc"
-        )
-        text = f"{clock} {level.upper():<7} {record['msg']}" + (f"  {extras}" if extras else "")
-        if record.get("exc"):
-            text += "\n" + str(record["exc"])
-        return text, level
-
-    def write(self, name: str, line: str) -> None:
-        text, level = self.render(line)
-        prefix = f"{name:<{self.width}} | "
-        plain = "\n".join(prefix + part for part in text.split("\n"))
-        if self.color:
-            pcol = f"\x1b[{self._colors.get(name, '37')}m{name:<{self.width}}\x1b[0m | "
-            body = text if level not in _LEVEL_COLORS else f"\x1b[{_LEVEL_COLORS[level]}m{text}\x1b[0m"
-            shown = "\n".join(pcol + part for part in body.split("\n"))
-        else:
-            shown = plain
-        self._emit(shown, plain)
-
-    def announce(self, text: str) -> None:
-        """Unprefixed lines (the summary once the stack is up), to the console and the file."""
-        self._emit(text, text)
-
-    def _emit(self, shown: str, plain: str) -> None:
-        """``shown`` to the console, ``plain`` to the log file. A console nobody reads
-        any more (``c4 up | head``) must not stop the stack."""
-        with self.lock:
-            try:
-                self.console.write(shown + "\n")
-                self.console.flush()
-            except (OSError, ValueError):
-                pass
-            if self.file:
-                self.file.write(plain + "\n")
-
-    def note(self, message: str) -> None:
-        """A line from the supervisor itself."""
-        self.write("c4 up", message)
-
-    def close(self) -> None:
-        if self.file:
-            self.file.close()
-            self.file = None
-
-
-def _pump(stream, name: str, sink: LogSink, tail: deque) -> None:
-    with stream:
-        for raw in iter(stream.readline, b""):
-            line = raw.decode("utf-8", "replace")
-            text, level = sink.render(line)
-            if text.strip():  # a JSON record without its clock: "ERROR   [Errno 98] ..."
-                tail.append((text.split(" ", 1)[1].strip() if level else text.strip(), level))
-            sink.write(name, line)
 
 
 # --------------------------------------------------------------------------- supervisor
@@ -355,7 +262,7 @@ class Supervisor:
         c.last_probe = ""
         c.probe = None  # a probe of the last process may still run: its answer is not this one's
         c.silent_since = None
-        c.pump = threading.Thread(target=_pump, args=(c.proc.stdout, spec.name, self.sink, c.tail),
+        c.pump = threading.Thread(target=pump, args=(c.proc.stdout, spec.name, self.sink, c.tail),
                                   name=f"log-{spec.name}", daemon=True)
         c.pump.start()
         self.sink.note(f"started {spec.name} (pid {c.pid}): {' '.join(spec.argv)}")
@@ -517,32 +424,3 @@ def stack_processes(stack_id: str) -> list[int]:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit("use `c4 up`")
-
-
-class SupervisorCollector:
-    """Prometheus view of the children: ``c4_stack_child_up``, ``c4_stack_child_restarts_total``
-    (every restart, never reset), ``c4_stack_child_backoff_step`` and ``c4_stack_child_unresponsive``."""
-
-    def __init__(self, supervisor: Supervisor):
-        self.supervisor = supervisor
-
-    def collect(self):
-        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
-
-        up = GaugeMetricFamily("c4_stack_child_up", "1 when the child runs and is ready", labels=["child"])
-        restarts = CounterMetricFamily("c4_stack_child_restarts", "Restarts of the child since the stack started",
-                                       labels=["child"])
-        step = GaugeMetricFamily("c4_stack_child_backoff_step",
-                                 "Back-off step of the child's next restart (reset after a minute of health)",
-                                 labels=["child"])
-        silent = GaugeMetricFamily("c4_stack_child_unresponsive",
-                                   "1 while the child runs but does not answer its liveness probe", labels=["child"])
-        for c in self.supervisor.children:
-            up.add_metric([c.spec.name], 1 if c.state == "ready" and c.running() else 0)
-            restarts.add_metric([c.spec.name], c.restarts)
-            step.add_metric([c.spec.name], c.backoff_step)
-            silent.add_metric([c.spec.name], 1 if c.state == "unresponsive" else 0)
-        yield up
-        yield restarts
-        yield step
-        yield silent

@@ -19,13 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from c4.stack.supervisor import LogSink, stack_processes
+from c4.stack.logsink import LogSink
+from c4.stack.supervisor import stack_processes
 
 REPO = Path(__file__).resolve().parents[2]
 
 RUNNER = r"""
 import sys, pathlib
-from c4.stack.supervisor import ChildSpec, LogSink, Supervisor
+from c4.stack.logsink import LogSink
+from c4.stack.supervisor import ChildSpec, Supervisor
 tmp = pathlib.Path(sys.argv[1]); stack_id = sys.argv[2]
 py = sys.executable
 # "family" spawns a grandchild (a sleep) in its process group, then waits.

@@ -21,7 +21,9 @@ import redis
 
 from c4.stack import probe
 from c4.stack.plan import free_port
-from c4.stack.supervisor import ChildSpec, LogSink, Supervisor, SupervisorCollector
+from c4.stack.child_metrics import SupervisorCollector
+from c4.stack.logsink import LogSink
+from c4.stack.supervisor import ChildSpec, Supervisor
 
 
 def read_state(path: Path) -> dict:
