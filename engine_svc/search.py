@@ -55,7 +55,7 @@ class Engine:
             self.kernels = wide_search_kernels(geometry)
             self.eval = wide_eval_kernels(geometry)
             wk = wide_kernels_for(geometry)
-            self._board: Callable[[int], Any] = lambda bits: to_words(bits, geometry)
+            self._board = lambda bits: to_words(bits, geometry)
             self._table_key = lambda p: int(wk.key64(to_words(p.current, geometry), to_words(p.mask, geometry)))
         else:
             self.kernels = search_kernels(geometry)
