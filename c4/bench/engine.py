@@ -51,7 +51,7 @@ def run(args) -> int:
         return 2
     t0 = time.perf_counter()
     engine = Engine(g, tt_mb=args.tt_mb, driver=args.driver)
-    engine.search(Position.parse("4453", g) if g.width >= 5 else Position(g), max_depth=6)  # loads every kernel
+    engine.search(Position.from_moves([3, 3, 4, 2], g) if g.width >= 5 else Position(g), max_depth=6)  # loads every kernel
     warm_s = time.perf_counter() - t0
     positions = middle_game_positions(args.positions, geometry=g)
     nodes = 0

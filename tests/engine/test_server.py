@@ -84,7 +84,7 @@ def test_evaluate(stub):
     (dict(position=pos("48")), "off the board"),
     (dict(position=pos("1111111")), "full"),
     (dict(position=pos("1212121")), "game is over"),
-    (dict(position=pos("", width=30, height=30)), "bits"),
+    (dict(position=pos("", width=30, height=30)), "width and height 1..16"),
     (dict(position=pos("4"), player="minimax:99"), "1..12"),
     (dict(position=pos("4"), player="wizard"), "unknown player"),
     (dict(position=pos("4"), player="perfect"), "solver"),
