@@ -19,6 +19,10 @@ its program does between lines (Pons' benchmark main calls
   clock) that is its *own timer*, and its nodes when it prints a third. A
   wall clock counts the time the process waited for a core on a loaded
   machine, so its timer is taken per line as the smallest over the rounds.
+* per solve (``solve_ratio``): our CPU inside the solver calls alone (no
+  parsing, no answer strings) over the other's own timer, when it prints
+  one (Pons: a wall clock around ``solve()`` alone, not his parsing, output
+  or reset): the search against the search;
 * the ratio: our CPU time over the other's time, where its time is the
   smaller of its net CPU time (when above 0) and its own timer: a choice
   that can only favour the other. ``basis`` says which one it was;
@@ -59,6 +63,7 @@ class Round:
     n: int = 0
     ours_cpu_s: float = 0.0
     ours_wall_s: float = 0.0
+    ours_solve_cpu_s: float = 0.0  # of that CPU, inside the solver calls (no parsing, no answer strings)
     ours_nodes: int = 0
     ours_correct: int = 0
     other_cpu_ns: int | None = 0
@@ -91,6 +96,7 @@ class Round:
             candidates.append((timer, "timer"))
         other_time, basis = min(candidates) if candidates else (other_wall, "wall")
         ours_cpu = self.ours_cpu_s / n * 1e6
+        ours_solve = self.ours_solve_cpu_s / n * 1e6
         return {
             "ours_cpu_us": ours_cpu,
             "ours_wall_us": self.ours_wall_s / n * 1e6,
@@ -105,6 +111,9 @@ class Round:
             "other_compared_us": other_time,
             "basis": basis,
             "ratio": ours_cpu / other_time if other_time and other_time > 0 else None,
+            "ours_solve_cpu_us": ours_solve,
+            # per solve: our CPU inside the solver calls over its own timer of its solve() (Pons: gettimeofday)
+            "solve_ratio": ours_solve / timer if timer else None,
         }
 
 
@@ -136,9 +145,12 @@ class Versus:
             r.fixed_cpu_sd_ns = statistics.stdev(measured)
 
     def ours(self, rows, start: int, r: Round) -> None:
+        lines = self.local.lines
+        s0 = lines.solve_cpu_s
         c0, w0 = time.process_time(), time.perf_counter()
-        _, _, batch = self.local.lines.answer([m for m, _ in rows])
+        _, _, batch = lines.answer([m for m, _ in rows])
         w1, c1 = time.perf_counter(), time.process_time()
+        r.ours_solve_cpu_s += lines.solve_cpu_s - s0
         r.ours_cpu_s += c1 - c0
         r.ours_wall_s += w1 - w0
         r.ours_nodes += int(batch.nodes.sum())
@@ -217,6 +229,9 @@ def summarize(name: str, rounds: list[Round]) -> dict:
     out["basis"] = statistics.mode(f["basis"] for f in figs)
     out["ratio_min"] = min(ratios) if ratios else None
     out["ratio_max"] = max(ratios) if ratios else None
+    solve = [f["solve_ratio"] for f in figs if f["solve_ratio"] is not None]
+    out["solve_ratio_min"] = min(solve) if solve else None
+    out["solve_ratio_max"] = max(solve) if solve else None
     return out
 
 
@@ -231,13 +246,16 @@ def print_table(result: dict) -> None:
           f"{result['rounds']} rounds interleaved, medians over rounds; load {result['load_start']:.2f} -> "
           f"{result['load_end']:.2f}")
     head = ("set", "n", "ok ours", "ok other", "ours cpu us", "ours wall us", "other cpu us", "other timer us",
-            "other wall us", "ours/other", "range", "other basis", "ours nodes", "other nodes", "other fixed us")
+            "other wall us", "ours/other", "range", "other basis", "ours solve us", "solve/timer", "range",
+            "ours nodes", "other nodes", "other fixed us")
     rows = []
     for s in result["sets"]:
         rows.append((s["set"], str(s["n"]), str(s["ours_correct"]), str(s["other_correct"]),
                      _fmt(s["ours_cpu_us"]), _fmt(s["ours_wall_us"]), _fmt(s["other_cpu_us"]),
                      _fmt(s["other_timer_floor_us"]), _fmt(s["other_wall_us"]), _fmt(s["ratio"], 2),
-                     f"{_fmt(s['ratio_min'], 2)}-{_fmt(s['ratio_max'], 2)}", s["basis"], _fmt(s["ours_nodes"]),
+                     f"{_fmt(s['ratio_min'], 2)}-{_fmt(s['ratio_max'], 2)}", s["basis"], _fmt(s["ours_solve_cpu_us"]),
+                     _fmt(s["solve_ratio"], 2), f"{_fmt(s['solve_ratio_min'], 2)}-{_fmt(s['solve_ratio_max'], 2)}",
+                     _fmt(s["ours_nodes"]),
                      _fmt(s["other_nodes"]), _fmt(s["other_fixed_cpu_us"], 0)))
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
     for line in (head, *rows):
@@ -246,7 +264,9 @@ def print_table(result: dict) -> None:
     print("other cpu / wall: per position, net of its fixed cost per line (other fixed us: CPU of a line it "
           "answers without a search); other timer: its own, per line the smallest of the rounds; ours/other: "
           "our CPU over the other's time (other basis): the smaller of its net CPU and its own timer "
-          f"(noisy-cpu: a net CPU whose standard error is over {RELIABLE:.0%} of it)")
+          f"(noisy-cpu: a net CPU whose standard error is over {RELIABLE:.0%} of it); per solve: ours solve: our "
+          "CPU inside the solver calls alone (no parsing, no answer strings), solve/timer: that over the other's "
+          "own timer of its search (Pons: solve() alone)")
 
 
 def run_versus(args, sets, make_local) -> int:

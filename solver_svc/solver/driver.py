@@ -27,7 +27,7 @@ from connect4.kernels import kernels_for
 
 from .jit import kernel, tag_of
 from .search import NO_SCORE, search_kernels_of
-from .table import ABORT, EPOCH, EPOCH_MAX, NODES, table_kernels
+from .table import ABORT, BUDGET, EPOCH, EPOCH_MAX, GROW_AT, IN_SMALL, NODES, REAL_BUDGET, table_kernels
 
 # run_batch: flags and the error codes of a move list
 WEAK, ANALYZE, FRESH = 1, 2, 4
@@ -51,7 +51,7 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
                                                             s.analyze_into)
     win_cells = s.win_cells
     table = table_kernels(g)
-    slot, store = table.slot, table.store
+    slot, store, swap_layout = table.slot, table.store, table.swap_layout
     bits = kernels_for(g)
     mirror = bits.mirror
 
@@ -67,12 +67,12 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
     @kernel(tag)
     def solve_pos(cur, mask, ply, weak, budget, tt, ws, stop):
         begin(ws, budget)
-        return score_of(uint64(cur), uint64(mask), ply, weak, tt, ws, stop)
+        return score_of(uint64(cur), uint64(mask), ply, weak, tt, tt, ws, stop)
 
     @kernel(tag)
     def analyze_pos(cur, mask, ply, weak, budget, tt, ws, stop, out):
         begin(ws, budget)
-        analyze_into(uint64(cur), uint64(mask), ply, weak, tt, ws, stop, out, 0)
+        analyze_into(uint64(cur), uint64(mask), ply, weak, tt, tt, ws, stop, out, 0)
 
     @kernel(tag)
     def test_pos(cur, mask, ply, bound, budget, tt, ws, stop):
@@ -82,15 +82,17 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
         c, m = uint64(cur), uint64(mask)
         if can_win_next(c, m):
             return (CELLS + 1 - ply) // 2 > bound
-        return negamax(c, m, ply, bound, bound + 1, tt, ws, stop) > bound
+        return negamax(c, m, mirror(c), mirror(m), ply, bound, bound + 1, tt, ws, stop) > bound
 
     @kernel(tag)
-    def run_batch(moves, starts, flags, budget, tt, ws, stop, scores, nodes, errors):
+    def run_batch(moves, starts, flags, budget, tt, small, ws, stop, scores, nodes, errors):
         """Replay, check and solve (or analyze) every move list
         ``moves[starts[i]:starts[i+1]]`` (0-based columns). Writes scores
         (``W`` a position when analyzing), nodes and ``errors[2i], [2i+1]`` =
         (code, 1-based move). Returns the number of positions done: fewer
-        than asked only when a search was stopped (its code is ABORTED)."""
+        than asked only when a search was stopped (its code is ABORTED).
+        With FRESH and a ``small`` table (more than one word), each search
+        begins there (see :mod:`.table`)."""
         weak = (flags & WEAK) != 0
         analyze = (flags & ANALYZE) != 0
         fresh = (flags & FRESH) != 0
@@ -134,10 +136,20 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
             if fresh:
                 new_epoch(tt, ws)
             begin(ws, budget)
+            if fresh and small.shape[0] > 1:
+                swap_layout(ws)  # the small table in use, forgotten too
+                new_epoch(small, ws)
+                ws[REAL_BUDGET] = ws[BUDGET]
+                ws[BUDGET] = min(ws[BUDGET], ws[GROW_AT])
+                ws[IN_SMALL] = 1
             if analyze:
-                analyze_into(cur, mask, ply, weak, tt, ws, stop, scores, i * W)
+                analyze_into(cur, mask, ply, weak, tt, small, ws, stop, scores, i * W)
             else:
-                scores[i] = score_of(cur, mask, ply, weak, tt, ws, stop)
+                scores[i] = score_of(cur, mask, ply, weak, tt, small, ws, stop)
+            if ws[IN_SMALL]:  # the main table's layout back in place
+                swap_layout(ws)
+                ws[BUDGET] = ws[REAL_BUDGET]
+                ws[IN_SMALL] = 0
             nodes[i] = ws[NODES]
             if ws[ABORT]:
                 errors[2 * i] = ABORTED

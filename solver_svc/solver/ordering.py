@@ -15,7 +15,7 @@ from functools import cache
 from types import SimpleNamespace
 
 import numpy as np
-from numba import int64
+from numba import int64, uint64
 
 from connect4.geometry import Geometry
 from connect4.kernels import kernels_for
@@ -38,6 +38,8 @@ def ordering_kernels(g: Geometry) -> SimpleNamespace:
     tag = tag_of(g)
     W, CELLS = g.width, g.cells
     COL = np.array([g.column_mask(c) for c in range(W)], dtype=np.uint64)
+    MCOL = COL[::-1].copy()  # MCOL[c]: the mirror image of column c
+    BOTTOM = uint64(g.bottom_mask)
     ORDER = np.array(g.center_order(), dtype=np.int64)
     MV, SC = move_list_offsets(g)
     bits = kernels_for(g)
@@ -45,12 +47,19 @@ def ordering_kernels(g: Geometry) -> SimpleNamespace:
     probe_upper = table_kernels(g).probe_upper
 
     @kernel(tag)
-    def order_moves(cur, mask, moves, ply, tmove, alpha, beta, tt, ws):
-        """Sort ``moves`` (one bit a column) into ``ws[MV + ply*W ...]``.
+    def order_moves(cur, mask, mcur, mmask, moves, ply, tmove, alpha, beta, tt, ws):
+        """Sort ``moves`` (one bit a column) into ``ws[MV + ply*W ...]``;
+        ``mcur``, ``mmask``: the mirror image of ``cur``, ``mask``.
         Returns (count, alpha raised by the children's stored bounds, the
         score that cuts the node or NO_CUT)."""
         base = ply * W
         cnt = 0
+        etc = CELLS - ply >= ETC_MIN_EMPTY
+        # the children's keys (opponent to move, our stone added) and their mirror images':
+        # key = cur + mask + bottom, so child key = (cur ^ mask) + (mask | m) + bottom = that + m
+        ckey = (cur ^ mask) + mask + BOTTOM
+        cmkey = (mcur ^ mmask) + mmask + BOTTOM
+        mplay = (mmask + BOTTOM)  # carries onto each mirrored column's lowest empty cell
         for i in range(W):
             c = ORDER[i]
             m = moves & COL[c]
@@ -58,9 +67,8 @@ def ordering_kernels(g: Geometry) -> SimpleNamespace:
                 s = int64(popcount(win_cells(cur | m, mask)))
                 if c == tmove:
                     s = TABLE_MOVE
-                if CELLS - ply >= ETC_MIN_EMPTY:
-                    # the child: the opponent to move, our stone added to the mask
-                    u = -probe_upper(tt, ws, cur ^ mask, mask | m)
+                if etc:
+                    u = -probe_upper(tt, ws, ckey + m, cmkey + (mplay & MCOL[c]))
                     if u >= beta:
                         return cnt, alpha, u
                     if u > alpha:

@@ -33,7 +33,7 @@ from connect4.kernels import kernels_for
 
 from .jit import kernel, tag_of
 from .ordering import NO_CUT, move_list_offsets, ordering_kernels
-from .table import ABORT, BUDGET, NO_BUDGET, NODES, table_kernels
+from .table import ABORT, BUDGET, IN_SMALL, NO_BUDGET, NODES, REAL_BUDGET, table_kernels
 
 STOP_CHECK = 1023  # the stop flag is read every 1024 nodes
 NO_SCORE = -1000  # the score of a full column in an analysis (c4solver's value)
@@ -46,18 +46,23 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
     BOTTOM = uint64(g.bottom_mask)
     BOARD = uint64(g.board_mask)
     COL = np.array([g.column_mask(c) for c in range(W)], dtype=np.uint64)
+    MCOL = COL[::-1].copy()  # MCOL[c]: the mirror image of column c
     TOP = np.array([g.top_mask(c) for c in range(W)], dtype=np.uint64)
     LEFT_HALF = uint64(sum(g.column_mask(c) for c in range(W) if c <= W - 1 - c))
     ZERO, ONE = uint64(0), uint64(1)
     MV, _ = move_list_offsets(g)
-    win_cells = kernels_for(g).winning_cells
+    bits = kernels_for(g)
+    win_cells, mirror = bits.winning_cells, bits.mirror
     table = table_kernels(g)
     canonical_slot, read, store = table.canonical_slot, table.read, table.store
+    migrate, swap_layout = table.migrate, table.swap_layout
     order_moves = ordering_kernels(g).order_moves
 
     @kernel(tag)
-    def negamax(cur, mask, ply, alpha, beta, tt, ws, stop):
-        """Score of (cur, mask) within [alpha, beta] (fail-hard bounds).
+    def negamax(cur, mask, mcur, mmask, ply, alpha, beta, tt, ws, stop):
+        """Score of (cur, mask) within [alpha, beta] (fail-hard bounds);
+        (mcur, mmask) is its mirror image, carried along so that a node never
+        mirrors a board (the mirror key of the table and of the children's).
 
         Precondition: the side to move cannot win at once and the board is not
         full. Returns r with: r <= alpha -> score <= r; r >= beta -> score >= r;
@@ -88,7 +93,7 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
         hi = (CELLS - 1 - ply) // 2
 
         # Transposition table, keyed by the smaller of the key and its mirror.
-        idx, want, flip, symmetric = canonical_slot(cur, mask, ws)
+        idx, want, flip, symmetric = canonical_slot(cur + mask + BOTTOM, mcur + mmask + BOTTOM, ws)
         tlo, thi, tmove = read(tt, idx, want, flip)
         if tlo > lo:
             lo = tlo
@@ -106,17 +111,20 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
         if symmetric:
             moves &= LEFT_HALF  # a symmetric position: the right half mirrors the left
 
-        cnt, alpha, cut = order_moves(cur, mask, moves, ply, tmove, alpha, beta, tt, ws)
+        cnt, alpha, cut = order_moves(cur, mask, mcur, mmask, moves, ply, tmove, alpha, beta, tt, ws)
         if cut != NO_CUT:
             return cut
 
         a0 = alpha
         best = tmove
+        mplay = mmask + BOTTOM  # carries onto each mirrored column's lowest empty cell
         base = MV + ply * W
         for i in range(cnt):
             c = ws[base + i]
             # child: the opponent moves; its stones are our old opp, our stone joins the mask
-            score = -negamax(cur ^ mask, mask | (moves & COL[c]), ply + 1, -beta, -alpha, tt, ws, stop)
+            # (in the mirror image: the same height of column W-1-c)
+            score = -negamax(cur ^ mask, mask | (moves & COL[c]), mcur ^ mmask, mmask | (mplay & MCOL[c]),
+                             ply + 1, -beta, -alpha, tt, ws, stop)
             if ws[ABORT]:
                 return 0
             if score >= beta:
@@ -147,15 +155,32 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
         ws[BUDGET] = budget if budget > 0 else NO_BUDGET
 
     @kernel(tag)
-    def score_of(cur, mask, ply, weak, tt, ws, stop):
+    def grow(small, tt, ws, stop):
+        """After an abort in the small table: True when it came from GROW_AT
+        (not the budget, not the stop flag); then the search moves to the
+        main table ``tt`` with every entry found so far."""
+        if ws[IN_SMALL] == 0 or stop[0] != 0 or ws[NODES] > ws[REAL_BUDGET]:
+            return False
+        migrate(small, tt, ws)
+        swap_layout(ws)
+        ws[BUDGET] = ws[REAL_BUDGET]
+        ws[IN_SMALL] = 0
+        ws[ABORT] = 0
+        return True
+
+    @kernel(tag)
+    def score_of(cur, mask, ply, weak, tt, small, ws, stop):
         """Exact score (weak: its sign) of a position that is not over;
-        null-window searches narrow [lo, hi]. Check ws[ABORT] after."""
+        null-window searches narrow [lo, hi]. Check ws[ABORT] after. The
+        search uses ``small`` while ``ws[IN_SMALL]`` (see :mod:`.table`),
+        else ``tt``."""
         if can_win_next(cur, mask):
             return 1 if weak else (CELLS + 1 - ply) // 2
         lo = -((CELLS - ply) // 2)
         hi = (CELLS + 1 - ply) // 2
         if weak:
             lo, hi = -1, 1
+        mcur, mmask = mirror(cur), mirror(mask)
         while lo < hi:
             med = lo + (hi - lo) // 2
             # probe near 0 first: most positions are close to a draw
@@ -163,8 +188,10 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
                 med = half(lo)
             elif med >= 0 and half(hi) > med:
                 med = half(hi)
-            r = negamax(cur, mask, ply, med, med + 1, tt, ws, stop)
+            r = negamax(cur, mask, mcur, mmask, ply, med, med + 1, small if ws[IN_SMALL] else tt, ws, stop)
             if ws[ABORT]:
+                if grow(small, tt, ws, stop):
+                    continue  # the same window again, in the main table
                 return 0
             if r <= med:
                 hi = r
@@ -175,7 +202,7 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
         return lo
 
     @kernel(tag)
-    def analyze_into(cur, mask, ply, weak, tt, ws, stop, out, at):
+    def analyze_into(cur, mask, ply, weak, tt, small, ws, stop, out, at):
         """out[at + c] = score of playing column c (NO_SCORE when full), from
         the side to move of a position that is not over."""
         wins = win_cells(cur, mask)
@@ -192,7 +219,7 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
             if child == BOARD:
                 out[at + c] = 0  # the last cell, no line: a draw
                 continue
-            s = score_of(cur ^ mask, child, ply + 1, weak, tt, ws, stop)
+            s = score_of(cur ^ mask, child, ply + 1, weak, tt, small, ws, stop)
             if ws[ABORT]:
                 return
             out[at + c] = -s

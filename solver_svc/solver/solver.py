@@ -210,8 +210,8 @@ class Solver:
         nodes = np.zeros(n, dtype=np.int64)
         errors = np.zeros(2 * n, dtype=np.int64)
         flags = (WEAK if weak else 0) | (ANALYZE if analyze else 0) | (FRESH if fresh else 0)
-        args = (data, starts, flags, int(node_budget or 0), self._tt, self._ws, self._no_stop if stop is None else stop,
-                scores, nodes, errors)
+        args = (data, starts, flags, int(node_budget or 0), self._tt, self.table.small, self._ws,
+                self._no_stop if stop is None else stop, scores, nodes, errors)
         done = self._entry("run_batch", args)(*args)
         self.last_nodes = int(nodes.sum())
         batch = Batch(scores.reshape(n, width) if analyze else scores, nodes, errors.reshape(n, 2),

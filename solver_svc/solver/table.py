@@ -34,6 +34,17 @@ If a huge board with a small table would leave no epoch bit
 (``KB + payload > 63 + L``, only ``32x1``-like boards at ``L = 18``), ``L`` is
 raised until one fits.
 
+**A small table first.** A search from a fresh table (``run_batch`` with
+``FRESH``: c4 solve --fresh, Pons' benchmark rule) begins in a small table
+of ``2**SMALL_LOG2`` words (512 KiB), which stays in the core's cache; the
+main table's words are spread over 64 MiB and nearly every probe of a short
+search is a cache miss. A search that passes ``GROW_AT`` nodes moves to the
+main table: the kernel copies every entry of the small table into it (a
+small word's slot and tag give back its exact ``h``: nothing is guessed),
+and goes on there. The small table has its own layout and epoch (a 33-bit
+tag with 16 index bits on 7x6); ``ws`` holds the layout of the table in use
+at ``EPOCH .. EPOCH_MAX`` and the other's at ``OTHER``, swapped on a move.
+
 The int64 ``ws`` array ("workspace") shared by Python and the kernels holds
 the search state in its first ``STATE_SIZE`` slots (nodes, budget, abort
 flag, epoch and the table's shifts) and then the per-ply move lists and
@@ -48,8 +59,6 @@ from types import SimpleNamespace
 import numpy as np
 from numba import int64, uint64
 
-from connect4.kernels import kernels_for
-
 from .jit import kernel, tag_of
 
 HASH_MUL = 0x9E3779B97F4A7C15  # 2**64 / golden ratio, odd
@@ -59,10 +68,23 @@ NO_LOWER = -32
 NO_UPPER = 31
 MAX_EPOCH_BITS = 40
 
-# Slots of the int64 workspace shared by Python and the kernels.
+# Slots of the int64 workspace shared by Python and the kernels: the search's
+# counters, then the layout of the table the search uses (EPOCH .. EPOCH_MAX),
+# then the same five of the other table (OTHER + 0 .. 4: the small table while
+# the search uses the main one, and the other way round), the budget put
+# aside while the search runs in the small table, and whether it does.
 NODES, BUDGET, ABORT, EPOCH, IDX_SHIFT, TAG_MASK, EPOCH_BITS, EPOCH_MAX = range(8)
-STATE_SIZE = 8
+LAYOUT_SLOTS = 5  # EPOCH .. EPOCH_MAX
+OTHER = 8
+REAL_BUDGET = OTHER + LAYOUT_SLOTS
+IN_SMALL = REAL_BUDGET + 1
+GROW_AT = IN_SMALL + 1  # the slot of the nodes a search may spend in the small table
+STATE_SIZE = GROW_AT + 1
 NO_BUDGET = 1 << 62
+
+# The small table (see "A small table first" above).
+SMALL_LOG2 = 16
+GROW_NODES = 1 << 18  # nodes in the small table before a search moves to the main one (ws[GROW_AT])
 
 
 def move_bits(width: int) -> int:
@@ -94,8 +116,21 @@ def workspace_size(geometry) -> int:
     return STATE_SIZE + 2 * (geometry.cells + 1) * geometry.width
 
 
+def _set_layout(st, at: int, geometry, log2: int) -> int:
+    """Write the layout slots of a ``2**log2`` table at ``st[at:at + LAYOUT_SLOTS]``; its log2."""
+    log2, _, tag_bits, epoch_bits = layout(geometry, log2)
+    st[at + EPOCH - EPOCH] = 1
+    st[at + IDX_SHIFT - EPOCH] = max(0, key_bits(geometry) - log2)
+    st[at + TAG_MASK - EPOCH] = (1 << tag_bits) - 1
+    st[at + EPOCH_BITS - EPOCH] = epoch_bits
+    st[at + EPOCH_MAX - EPOCH] = (1 << epoch_bits) - 1
+    return log2
+
+
 class TranspositionTable:
-    """``2**log2`` one-word entries plus the int64 workspace of the kernels."""
+    """``2**log2`` one-word entries plus the int64 workspace of the kernels,
+    and a small table of ``2**SMALL_LOG2`` (when the main one is larger and the
+    keys are longer) where a search from a fresh table begins."""
 
     def __init__(self, geometry, log2: int):
         if not MIN_LOG2 <= log2 <= MAX_LOG2:
@@ -105,12 +140,13 @@ class TranspositionTable:
         self.ws = np.zeros(workspace_size(geometry), dtype=np.int64)
         self.state = self.ws[:STATE_SIZE]  # a view: the kernels' state slots
         st = self.state
-        st[EPOCH] = 1
-        st[IDX_SHIFT] = max(0, key_bits(geometry) - self.log2)
-        st[TAG_MASK] = (1 << self.tag_bits) - 1
-        st[EPOCH_BITS] = self.epoch_bits
-        st[EPOCH_MAX] = (1 << self.epoch_bits) - 1
+        _set_layout(st, EPOCH, geometry, self.log2)
         st[BUDGET] = NO_BUDGET
+        use_small = self.log2 > SMALL_LOG2 and key_bits(geometry) > SMALL_LOG2
+        small_log2 = _set_layout(st, OTHER, geometry, SMALL_LOG2) if use_small else 0
+        self.small = np.zeros(1 << small_log2 if use_small else 1, dtype=np.uint64)
+        self.has_small = use_small
+        st[GROW_AT] = GROW_NODES
         self._prefaulted = False
 
     def reset(self) -> None:
@@ -134,6 +170,7 @@ class TranspositionTable:
         w = self.words
         step = 512  # one word per 4 KiB page; the kernel keeps what it finds
         w[::step] |= np.uint64(0)
+        self.small[::step] |= np.uint64(0)
         self._prefaulted = True
         return time.perf_counter() - t0
 
@@ -147,13 +184,11 @@ def table_kernels(g) -> SimpleNamespace:
     """The kernels that read and write table words of geometry ``g`` (the layout above)."""
     tag = tag_of(g)
     W = g.width
-    BOTTOM = uint64(g.bottom_mask)
     KMASK = uint64((1 << key_bits(g)) - 1)
     MUL = uint64(HASH_MUL)
     PAY = uint64(payload_bits(W))
     M6 = uint64(63)
     ONE = uint64(1)
-    mirror = kernels_for(g).mirror
 
     @kernel(tag)
     def slot(ckey, ws):
@@ -164,11 +199,10 @@ def table_kernels(g) -> SimpleNamespace:
         return idx, hi
 
     @kernel(tag)
-    def canonical_slot(cur, mask, ws):
-        """(index, expected high bits, flipped, symmetric) of a position: its key
-        (Pons' cur + mask + bottom) or its mirror image's, the smaller."""
-        key = cur + mask + BOTTOM
-        mkey = mirror(key)
+    def canonical_slot(key, mkey, ws):
+        """(index, expected high bits, flipped, symmetric) of a position given
+        by its key (Pons' cur + mask + bottom) and its mirror image's key: the
+        smaller of the two is stored."""
         flip = mkey < key
         idx, want = slot(mkey if flip else key, ws)
         return idx, want, flip, key == mkey
@@ -192,9 +226,9 @@ def table_kernels(g) -> SimpleNamespace:
         return lower, upper, move
 
     @kernel(tag)
-    def probe_upper(tt, ws, cur, mask):
-        """The stored upper bound of a position, NO_UPPER when absent."""
-        idx, want, _, _ = canonical_slot(cur, mask, ws)
+    def probe_upper(tt, ws, key, mkey):
+        """The stored upper bound of a position (its key and its mirror's), NO_UPPER when absent."""
+        idx, want, _, _ = canonical_slot(key, mkey, ws)
         word = tt[idx]
         if (word >> PAY) == want:
             return int64((word >> uint64(6)) & M6) - 32
@@ -208,5 +242,38 @@ def table_kernels(g) -> SimpleNamespace:
             m = (W - 1 - col if flip else col) + 1
         tt[idx] = (hi << PAY) | uint64((lower + 32) | ((upper + 32) << 6) | (m << 12))
 
+    PAYMASK = (ONE << PAY) - ONE
+
+    @kernel(tag)
+    def swap_layout(ws):
+        """Exchange the layout slots of the table in use and of the other one."""
+        for k in range(LAYOUT_SLOTS):
+            t = ws[EPOCH + k]
+            ws[EPOCH + k] = ws[OTHER + k]
+            ws[OTHER + k] = t
+
+    @kernel(tag)
+    def migrate(src, dst, ws):
+        """Copy every entry of ``src`` (the table in use, this epoch) into
+        ``dst`` (laid out by the slots at ``OTHER``). A word's slot and tag
+        give back its exact ``h`` (slot = the top bits, tag = the rest), from
+        which ``dst``'s slot and tag follow; ``dst`` keeps the later of two
+        entries that meet in one slot."""
+        ep = uint64(ws[EPOCH])
+        emax = uint64(ws[EPOCH_MAX])
+        eb = uint64(ws[EPOCH_BITS])
+        sh = uint64(ws[IDX_SHIFT])
+        d_ep = uint64(ws[OTHER])
+        d_sh = uint64(ws[OTHER + IDX_SHIFT - EPOCH])
+        d_tag = uint64(ws[OTHER + TAG_MASK - EPOCH])
+        d_eb = uint64(ws[OTHER + EPOCH_BITS - EPOCH])
+        for i in range(src.shape[0]):
+            w = src[i]
+            hi = w >> PAY
+            if (hi & emax) != ep:
+                continue
+            h = (uint64(i) << sh) | (hi >> eb)
+            dst[int64(h >> d_sh)] = ((((h & d_tag) << d_eb) | d_ep) << PAY) | (w & PAYMASK)
+
     return SimpleNamespace(slot=slot, canonical_slot=canonical_slot, read=read, probe_upper=probe_upper,
-                           store=store)
+                           store=store, swap_layout=swap_layout, migrate=migrate)

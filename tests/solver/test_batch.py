@@ -8,11 +8,12 @@ import pytest
 
 from connect4 import STANDARD, Geometry, Position
 from solver_svc.solver import (FULL_COLUMN, NO_SCORE, OFF_BOARD, OK, WINS, BudgetExceeded, Solver)
-from solver_svc.solver.table import EPOCH, EPOCH_MAX, layout
+from solver_svc.solver.table import EPOCH, EPOCH_MAX, GROW_AT, OTHER, SMALL_LOG2, layout, table_kernels
 
 
-def test_solve_many_matches_solve_with_a_fresh_table(solver, pons_sets, read_set):
+def test_solve_many_matches_solve_with_a_fresh_table(pons_sets, read_set):
     rows = read_set(pons_sets / "Test_L2_R1", 60) + read_set(pons_sets / "Test_L1_R1", 20)
+    solver = _no_small_table(Solver(STANDARD, tt_log2=20))  # solve() has none: the same table, the same search
     batch = solver.solve_many([m for m, _ in rows])
     assert batch.scores.tolist() == [e for _, e in rows]
     assert batch.ok.all() and len(batch) == len(rows)
@@ -148,3 +149,58 @@ def test_prefault_keeps_entries(solver):
     first = solver.solve(pos).nodes
     solver.prefault()
     assert solver.solve(pos).nodes < first  # the entries are still there
+
+
+def _no_small_table(s: Solver) -> Solver:
+    s.table.small = np.zeros(1, dtype=np.uint64)  # run_batch takes a one-word table for none
+    return s
+
+
+@pytest.mark.parametrize("grow", [0, 37, 1000, 1 << 18, 1 << 40])
+def test_fresh_searches_begin_in_the_small_table(grow, pons_sets, read_set):
+    # grow: the nodes a search may spend in the small table before it moves to the main one
+    # (0: at once, 1 << 40: never); every score exact whichever table the search ends in
+    rows = read_set(pons_sets / "Test_L2_R2", 25) + read_set(pons_sets / "Test_L1_R1", 25)
+    s = Solver(STANDARD, tt_log2=20)
+    assert s.table.has_small and s.table.small.shape == (1 << SMALL_LOG2,)
+    s.table.state[GROW_AT] = grow
+    batch = s.solve_many([m for m, _ in rows])
+    assert batch.scores.tolist() == [e for _, e in rows] and batch.ok.all()
+    analyzed = s.analyze_many([m for m, _ in rows[:6]])
+    for (moves, _), row in zip(rows[:6], analyzed.scores.tolist(), strict=True):
+        want = _no_small_table(Solver(STANDARD, tt_log2=20)).analyze(Position.parse(moves))
+        assert [None if v == NO_SCORE else v for v in row] == want
+    if grow == 0:  # moved before its first node: the main table's search plus the one node that stopped
+        plain = _no_small_table(Solver(STANDARD, tt_log2=20)).solve_many([m for m, _ in rows])
+        assert (batch.nodes == plain.nodes + 1).all()
+    # the main table's layout is back in place after every position, whichever table it ended in
+    fresh = Solver(STANDARD, tt_log2=20)
+    assert (s.table.state[EPOCH + 1:EPOCH_MAX + 1] == fresh.table.state[EPOCH + 1:EPOCH_MAX + 1]).all()
+
+
+def _entries(words: np.ndarray, st: np.ndarray, payload: int) -> set[tuple[int, int]]:
+    """(h, payload) of every entry of the current epoch, decoded in Python from a layout's slots."""
+    shift, epoch_bits, epoch = int(st[1]), int(st[3]), int(st[0])
+    out = set()
+    for slot in np.flatnonzero(words).tolist():
+        w = int(words[slot])
+        hi = w >> payload
+        if hi & ((1 << epoch_bits) - 1) == epoch:
+            out.add(((slot << shift) | (hi >> epoch_bits), w & ((1 << payload) - 1)))
+    return out
+
+
+def test_the_move_to_the_main_table_keeps_every_entry(pons_sets, read_set):
+    s = Solver(STANDARD, tt_log2=20)
+    s.table.state[GROW_AT] = 1 << 40  # never moves: the entries stay in the small table
+    moves = read_set(pons_sets / "Test_L2_R2", 1)[0][0]
+    s.solve_many([moves])
+    st, pay = s.table.state, s.table.payload_bits
+    small = _entries(s.table.small, st[OTHER:OTHER + 5], pay)
+    assert len(small) > 1000 and not _entries(s.table.words, st[EPOCH:EPOCH + 5], pay)  # the main table: fresh
+    k = table_kernels(STANDARD)
+    k.swap_layout(s.table.ws)  # the small table's layout in use, as when a search moves
+    k.migrate(s.table.small, s.table.words, s.table.ws)
+    k.swap_layout(s.table.ws)
+    # no two small entries meet in one main slot (the main slot's bits include the small slot's): all kept
+    assert _entries(s.table.words, st[EPOCH:EPOCH + 5], pay) == small

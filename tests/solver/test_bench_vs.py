@@ -44,18 +44,22 @@ for line in sys.stdin:
 def test_side_by_side_with_a_second_c4_solve(pons_sets, capsys):
     other = shlex.join([sys.executable, "-m", "c4.main", "solve", "--fresh"])
     # positions of a millisecond or more: its net CPU stands well above the noise of its fixed cost per line
-    argv = ["bench", "solver", "--set", str(pons_sets / "Test_L1_R1"), "--set", str(pons_sets / "Test_L2_R2"),
+    # (with the small table first, Test_L1_R1's 0.2 ms a line was too short for that at load 10)
+    argv = ["bench", "solver", "--set", str(pons_sets / "Test_L2_R2"), "--set", str(pons_sets / "Test_L1_R2"),
             "--n", "8", "--rounds", "2", "--vs", other, "--json"]
     assert main(argv) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["vs"] == other and result["rounds"] == 2 and not result["weak"]
-    assert [s["set"] for s in result["sets"]] == ["Test_L1_R1", "Test_L2_R2"]
+    assert [s["set"] for s in result["sets"]] == ["Test_L2_R2", "Test_L1_R2"]
     for s in result["sets"]:
         assert s["n"] == s["ours_correct"] == s["other_correct"] == 8
         assert s["ours_nodes"] > 0 and s["ours_cpu_us"] > 0 and s["ratio"] > 0
         assert s["other_nodes"] is None and s["other_timer_us"] is None  # c4 solve prints neither
         assert s["other_timer_floor_us"] is None
         assert s["basis"] == "cpu" and s["ratio_min"] <= s["ratio"] <= s["ratio_max"]
+        # the per-solve part: inside the solver calls, so within our whole-line CPU; no timer, no per-solve ratio
+        assert 0 < s["ours_solve_cpu_us"] <= s["ours_cpu_us"]
+        assert s["solve_ratio"] is None and s["solve_ratio_min"] is None
 
 
 def test_side_by_side_table(pons_sets, capsys, tmp_path):
@@ -71,6 +75,9 @@ def test_side_by_side_table(pons_sets, capsys, tmp_path):
     row = lines[2].split()
     assert row[:3] == ["Test_L3_R1", "5", "5"] and row[3] != "5"
     assert row[-2] == "123.0" and row[7] == "45.0"  # the nodes and the time it printed
+    assert "solve/timer" in lines[1]
+    ours_solve, solve_ratio = float(row[12].replace(",", "")), float(row[13])
+    assert ours_solve > 0 and solve_ratio == pytest.approx(ours_solve / 45, abs=0.006)  # per solve: over its timer
     assert "wrong: other: line 1" in err
 
 
