@@ -51,6 +51,19 @@ class LineTooLong(Exception):
     """A bridge line over MAX_LINE bytes; it has been read past and dropped."""
 
 
+def _size(msg: dict[str, Any]) -> dict[str, int] | None:
+    """``new``'s optional board: ``width``, ``height`` (1..16), ``k`` (2..max(width, height));
+    the geometry itself checks the ranges (gateway.games.create), here only the types."""
+    given = {key: msg[key] for key in ("width", "height", "k") if key in msg}
+    if not given:
+        return None
+    bad = [key for key, value in given.items() if rs.as_u64(value) is None]
+    if bad:
+        raise BridgeError(f"{', '.join(bad)} must be a whole number: width and height 1..16, "
+                          "line length k 2..max(width, height)")
+    return {"width": 7, "height": 6, "k": 4, **given}
+
+
 class BridgeError(Exception):
     """A reply ``{"error": message}`` (with ``state`` when given); the connection stays open."""
 
@@ -81,6 +94,8 @@ class Session:
         human = model.seat_of(doc, token) or "red"
         out = rs_format.state(doc, human)
         out["game"] = doc.id
+        if (doc.width, doc.height, doc.k) != (7, 6, 4):  # Connect4-rs knows 7x6 only: the size, beside its fields
+            out["board"] = {"width": doc.width, "height": doc.height, "k": doc.k}
         if self.private:
             out["token"] = token
             out["watch_url"] = model.watch_url(self.games.settings.public_url, doc.id)
@@ -136,15 +151,19 @@ class Session:
             if not isinstance(opponent, str):
                 raise BridgeError("opponent must be a string such as \"engine:1000\" or \"human\"")
             await self.games._check_spec(opponent.strip())
+        size = _size(msg)
         if opponent == "human":
-            return await self._new_private(engine_starts, think_ms or 0)
-        if self.private or msg.get("table") is False:  # a game of this connection's own, not the table's
-            return await self._new_private(engine_starts, think_ms or 0, opponent)
+            return await self._new_private(engine_starts, think_ms or 0, size=size)
+        # a game of this connection's own, not the table's (the table plays 7x6, as Connect4-rs)
+        if self.private or msg.get("table") is False or size is not None:
+            return await self._new_private(engine_starts, think_ms or 0, opponent, size)
         doc, token = await self.table.new(engine_starts, think_ms, opponent, self.client)
         return self.reply(await self.wait_engine(doc), token)
 
-    async def _new_private(self, engine_starts: bool, think_ms: int, opponent: str | None = "human") -> dict[str, Any]:
+    async def _new_private(self, engine_starts: bool, think_ms: int, opponent: str | None = "human",
+                           size: dict[str, int] | None = None) -> dict[str, Any]:
         created = await self.games.create(
+            **(size or {}),
             opponent=opponent or self.games.settings.bridge_opponent, engine_starts=engine_starts,
             think_ms=think_ms, player="llm", allow_analysis=True, wait=False, client=self.client)
         if self.private:

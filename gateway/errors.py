@@ -10,6 +10,7 @@ STATUS = {
     "full_column": 400,
     "bad_token": 403,
     "analysis_disabled": 403,
+    "analysis_unavailable": 422,  # the solver cannot prove a board of this size
     "unknown_game": 404,
     "not_found": 404,
     "not_your_turn": 409,

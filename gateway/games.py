@@ -17,7 +17,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from connect4 import Geometry, IllegalMove, InvalidGeometry, InvalidPosition, Position, parse_column, parse_moves
-from connect4.kernels import require_single_word
 
 from . import model
 from .document import COLORS, Game, Seat, other_color
@@ -130,9 +129,7 @@ class Games:
         create counts against its rate, also one that is then refused as bad)."""
         await self.creates.take(client)
         try:
-            g = Geometry(width, height, k)
-            # Boards past 64 bits play in the library and the engine, not yet over the gateway.
-            require_single_word(g, "a game on the gateway")
+            g = Geometry(width, height, k)  # up to 16 x 16: boards past 64 bits run on the wide kernels
         except InvalidGeometry as exc:
             raise GameError("bad_request", str(exc)) from None
         opponent = (opponent or self.settings.default_opponent).strip()
@@ -423,6 +420,9 @@ class Games:
         except GameError as exc:
             if exc.code == "timeout":
                 exc.message = f"the solver could not prove every column within {deadline_ms} ms"
+            elif exc.code == "bad_request":  # a legal game's position: the solver refuses its board
+                raise GameError("analysis_unavailable", f"analysis is unavailable on this {doc.width}x{doc.height} "
+                                f"board ({exc.message})", self.view(doc)) from None
             exc.state = self.view(doc)
             raise
         cells = doc.width * doc.height

@@ -55,7 +55,16 @@ class Opponent:
         budget = doc.think_ms
         if spec == "perfect":
             deadline = budget or 1000
-            r = await self.services.best_move(doc, deadline)
+            try:
+                r = await self.services.best_move(doc, deadline)
+            except GameError as exc:
+                if exc.code != "bad_request":  # a legal game's position: the solver refuses its board
+                    raise
+                col, search, _resign = await self._engine(doc, "engine", deadline)
+                search["source"] = "engine_fallback"
+                search["message"] = (f"perfect cannot prove a {doc.width}x{doc.height} board ({exc.message}): "
+                                     "the engine's move was played")
+                return col, search, False
             if r.proven and r.column:
                 outcome = "win" if r.score > 0 else "loss" if r.score < 0 else "draw"
                 g, ply = doc.geometry, len(doc.moves)
