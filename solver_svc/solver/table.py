@@ -31,7 +31,7 @@ wraps (after ``2**E - 1`` resets, 8 million on 7x6) is the memory zeroed. A
 real entry's epoch is at least 1, so the zero word is always empty.
 
 If a huge board with a small table would leave no epoch bit
-(``KB + payload > 63 + L``, only 64-bit keys such as 16x3 at ``L = 18``), ``L`` is
+(``KB + payload > 63 + L``, which no board up to 16x16 reaches at ``L >= 18``), ``L`` is
 raised until one fits.
 
 **A small table first.** A search from a fresh table (``run_batch`` with
