@@ -54,7 +54,7 @@ class LineTooLong(Exception):
 def _size(msg: dict[str, Any]) -> dict[str, int] | None:
     """``new``'s optional board: ``width``, ``height`` (1..16), ``k`` (2..max(width, height));
     the geometry itself checks the ranges (gateway.games.create), here only the types."""
-    given = {key: msg[key] for key in ("width", "height", "k") if key in msg}
+    given: dict[str, int] = {key: msg[key] for key in ("width", "height", "k") if key in msg}
     if not given:
         return None
     bad = [key for key, value in given.items() if rs.as_u64(value) is None]
@@ -162,8 +162,9 @@ class Session:
 
     async def _new_private(self, engine_starts: bool, think_ms: int, opponent: str | None = "human",
                            size: dict[str, int] | None = None) -> dict[str, Any]:
+        board = size or {"width": 7, "height": 6, "k": 4}
         created = await self.games.create(
-            **(size or {}),
+            width=board["width"], height=board["height"], k=board["k"],
             opponent=opponent or self.games.settings.bridge_opponent, engine_starts=engine_starts,
             think_ms=think_ms, player="llm", allow_analysis=True, wait=False, client=self.client)
         if self.private:

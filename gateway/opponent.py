@@ -68,7 +68,7 @@ class Opponent:
             if r.proven and r.column:
                 outcome = "win" if r.score > 0 else "loss" if r.score < 0 else "draw"
                 g, ply = doc.geometry, len(doc.moves)
-                search: dict[str, Any] = {
+                search = {
                     "col": r.column, "score": r.score, "depth": 0, "nodes": r.nodes,
                     "millis": int(r.elapsed_ms), "book": r.source == "book", "proven": True,
                     "outcome": outcome, "plies_to_end": plies_to_end(r.score, ply, g),
