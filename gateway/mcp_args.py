@@ -10,8 +10,12 @@ from pydantic import Field, StrictBool
 
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 
-Column = Annotated[int, Field(strict=True, ge=1, le=7,
-                              description="the column to drop your disc in, 1..7 from the left")]
+Column = Annotated[int, Field(strict=True, ge=1, le=16,
+                              description="the column to drop your disc in, 1..the board's width from the left "
+                                          "(1..7 on the standard 7x6 board)")]
+# A board's size: the game checks the ranges and names them all in one error.
+Side = Annotated[int, Field(strict=True, description="board width or height, 1..16")]
+LineLength = Annotated[int, Field(strict=True, description="discs in a row that win, 2..max(width, height)")]
 GameName = Annotated[str, Field(strict=True, min_length=1, max_length=64, pattern=NAME_PATTERN,
                                 description="your name for the game (1-64 letters, digits, '_', '.', '-'); "
                                             "names are yours alone: other clients never see them")]

@@ -181,8 +181,7 @@ def board_text(result: dict[str, Any]) -> str:
     gate = result.get("override")
     if gate and gate["color"] == result["your_color"]:
         lines.append("gate: " + gate["summary"])
-    lines += [" ".join(row) for row in result["rows"]]
-    lines.append(" ".join(str((c + 1) % 10) for c in range(len(result["rows"][0]))))
+    lines += model.board_lines(result["rows"])
     h = result.get("hints")
     if h:
         def fmt(cols: list[int]) -> str:

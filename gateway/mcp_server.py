@@ -49,7 +49,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
-    "Play Connect Four against the platform's engine (or another player). Columns are 1..7 from the left; "
+    "Play Connect Four against the platform's engine (or another player). Columns are 1..7 from the left "
+    "(1..width on a board made with connect4_new's width/height/k, up to 16 x 16); "
     "rows count from the bottom. connect4_new starts a game (engine_starts=true lets the engine open; you are "
     "then yellow), connect4_move plays your column and returns the board after the opponent's reply, "
     "connect4_state shows it, connect4_hints turns tactical hints on or off, connect4_guard lets a gate check "
@@ -213,7 +214,9 @@ def build_mcp() -> Connect4MCP:
             return await failed(caller, exc, name)
 
     @mcp.tool(title="New game", annotations=MOVE,
-              description="Start a new game under the name `game` (replacing the one you had under that name). "
+              description="Start a new game under the name `game` (replacing the one you had under that name), "
+                          "on a 7x6 board with 4 in a row unless width, height (1..16) and k "
+                          "(2..max(width, height)) say otherwise. "
                           "Returns the board, after the engine's first move when it starts.")
     async def connect4_new(
         ctx: Context[Any, Any],
@@ -227,6 +230,9 @@ def build_mcp() -> Connect4MCP:
                                                                       "against a person)")] = None,
         guarded: Annotated[args.Flag, Field(description="true: the gate checks each of your moves and replaces "
                                                         "one that fails its four checks (see connect4_guard)")] = False,
+        width: args.Side = 7,
+        height: args.Side = 6,
+        k: args.LineLength = 4,
     ) -> GameOut:
         async def body(caller: Caller) -> CallToolResult:
             games = gateway()
@@ -234,7 +240,8 @@ def build_mcp() -> Connect4MCP:
                 raise GameError("bad_request", f"the think time must be 0 or 50..60000 ms, not {think_ms}")
             spec = (opponent or games.settings.bridge_opponent).strip()
             analysis = allow_analysis if allow_analysis is not None else spec != "human"
-            created = await games.create(opponent=spec, engine_starts=engine_starts, think_ms=think_ms,
+            created = await games.create(width=width, height=height, k=k, opponent=spec,
+                                         engine_starts=engine_starts, think_ms=think_ms,
                                          player="llm", allow_analysis=analysis, wait=True, client=caller.client,
                                          guarded=guarded)
             gid = created["state"]["id"]
@@ -289,7 +296,7 @@ def build_mcp() -> Connect4MCP:
         return await run("connect4_join", ctx, game, body)
 
     @mcp.tool(title="Play a move", annotations=MOVE,
-              description="Drop your disc in column col (1..7, left to right), when it is your move. Returns the "
+              description="Drop your disc in column col (1..7 on 7x6, 1..width on a wider board, left to right), when it is your move. Returns the "
                           "board after the opponent's reply.")
     async def connect4_move(ctx: Context[Any, Any], col: args.Column, game: args.GameName = "default") -> GameOut:
         async def body(caller: Caller) -> CallToolResult:

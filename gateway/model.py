@@ -51,6 +51,18 @@ def board_rows(moves: list[int], width: int, height: int) -> list[str]:
     return ["".join(grid[r]) for r in range(height - 1, -1, -1)]
 
 
+def board_lines(rows: list[str]) -> list[str]:
+    """The board as text, top row first, then the column numbers. Up to 9 columns one
+    character a cell (``R Y .``, Connect4-rs's look); wider boards two a cell so the
+    numbers 10..16 stand under their columns."""
+    if not rows:
+        return []
+    cell = 1 if len(rows[0]) <= 9 else 2
+    lines = [" ".join(c.rjust(cell) for c in row) for row in rows]
+    lines.append(" ".join(str(c + 1).rjust(cell) for c in range(len(rows[0]))))
+    return lines
+
+
 def hints_json(pos: Position) -> dict[str, Any]:
     h = compute_hints(pos)
     return {

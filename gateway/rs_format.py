@@ -96,11 +96,7 @@ def render(st: dict[str, Any]) -> str:
     """``connect4-mcp``'s text of a state: the board, the column numbers, a
     ``hints:`` line when hints are on, then the state's JSON."""
     lines = []
-    rows = st.get("rows") or []
-    for row in rows:
-        lines.append(" ".join(row))
-    if rows:
-        lines.append(" ".join(str(c + 1) for c in range(len(rows[0]))))
+    lines += model.board_lines(st.get("rows") or [])
     h = st.get("hints")
     if h:
         def cols(key: str) -> str:

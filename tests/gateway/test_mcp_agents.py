@@ -114,8 +114,8 @@ def test_argument_errors_change_nothing(bare_gateway):
             gid = made.structured_content["game_id"]
             cases = [
                 ("connect4_move", {"game": "args"}, "col is required"),
-                ("connect4_move", {"col": 0, "game": "args"}, "col must be a whole number 1..7, not 0."),
-                ("connect4_move", {"col": "d", "game": "args"}, 'col must be a whole number 1..7, not "d".'),
+                ("connect4_move", {"col": 0, "game": "args"}, "col must be a whole number 1..16, not 0."),
+                ("connect4_move", {"col": "d", "game": "args"}, 'col must be a whole number 1..16, not "d".'),
                 ("connect4_move", {"col": 4, "colum": 4, "game": "args"}, "connect4_move has no argument 'colum'"),
                 ("connect4_new", {"think_ms": -5, "game": "args"}, "think_ms must be a whole number 0..60000"),
                 ("connect4_new", {"think_ms": 20, "game": "args"}, "The think time must be 0 or 50..60000 ms"),
