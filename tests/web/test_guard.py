@@ -32,6 +32,8 @@ def test_guard_my_moves_overrides_a_trap_and_says_why(page, stack):
     assert page.evaluate("getComputedStyle(document.querySelector('#board .gate-rejected')).stroke") == "rgb(255, 176, 0)"
     assert page.evaluate("getComputedStyle(document.querySelector('#board .gate-played')).stroke") == "rgb(0, 200, 83)"
     note = page.inner_text("#gate-note")
+    board, shown = page.locator("#board").bounding_box(), page.locator("#gate-note").bounding_box()
+    assert shown["y"] >= board["y"] + board["height"], (board, shown)  # under the board: it covers no cell
     assert note == ("Guard: you proposed d, the gate played c: d lands directly under the opponent's winning cell d2; "
                     "after d, the opponent wins at once with d.")
     shot(page, "guard_override", full=False)

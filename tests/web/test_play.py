@@ -303,11 +303,12 @@ def test_board_size_and_line_length(page):
 
 
 def test_a_stored_board_too_big_says_what_to_do(page):
-    # 9 x 7 needs 72 bits: the page starts no game and says why, instead of "Loading…"
-    use_settings(page.context, opponent="random", youStart=True, width=9, height=7, k=4, think=0.05)
+    # 17 x 7 is past the 16 x 16 limit: the page starts no game and says why, instead of "Loading…"
+    use_settings(page.context, opponent="random", youStart=True, width=17, height=7, k=4, think=0.05)
     page.goto("/")
     page.wait_for_function("document.querySelector('#status').textContent.includes('Choose a smaller board')")
-    assert "too big" in page.inner_text("#alert")
+    assert "off the limits: 1 to 16 columns and 1 to 16 rows" in page.inner_text("#alert")
+    page.fill("#width", "9")
     page.fill("#height", "6")
     page.press("#height", "Enter")
     page.keyboard.press("Escape")  # out of the field: the game's keys again
@@ -315,6 +316,29 @@ def test_a_stored_board_too_big_says_what_to_do(page):
     my_turn(page)
     assert (game_state(page)["width"], game_state(page)["height"]) == (9, 6)
     shot(page, "board_too_big_then_9x6")
+
+
+def test_a_16x16_board_plays_and_fits_a_phone(page):
+    page.set_viewport_size({"width": 390, "height": 844})
+    use_settings(page.context, opponent="random", youStart=True, width=16, height=16, k=5, think=0.05)
+    page.goto("/")
+    my_turn(page)
+    assert page.locator("#board .hit").count() == 16
+    box = page.locator("#board").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box  # no overflow sideways
+    cell = box["width"] / 16
+    assert cell >= 18, box  # a cell is at least 18 CSS pixels wide on a 390-wide phone
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    label = page.locator("#board .col-labels text").last.bounding_box()
+    assert label["height"] >= 9, label  # column numbers grow with the board: readable at 16 columns
+    page.locator("#board .hit").nth(15).click()  # column 16: no key reaches it, a tap does
+    wait_ply(page, 2)
+    assert game_state(page)["moves"][0] == 16
+    shot(page, "board_16x16_phone")
+    page.set_viewport_size({"width": 1280, "height": 860})  # and on a desktop
+    wide = page.locator("#board").bounding_box()
+    assert wide["width"] / 16 >= 30 and page.evaluate("document.documentElement.scrollWidth") <= 1280, wide
+    shot(page, "board_16x16_desktop", full=False)
 
 
 def test_perfect_opponent_and_about_box(page, stack):

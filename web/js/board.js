@@ -10,7 +10,13 @@ const NS = "http://www.w3.org/2000/svg";
 const CELL = 100;
 const R = 41; // disc radius
 const TOP = 70; // strip above the board: the solution's scores
-const BOTTOM = 34; // strip below: column numbers
+const BOTTOM = 34; // strip below: column numbers (taller on big boards, see labelScale)
+
+/** Column numbers grow with the board (a 16-wide board draws its cells at less than half
+ * a 7-wide one's size), so they keep about the 7 x 6 board's size on the screen. */
+function labelScale(width, height) {
+  return Math.min(2.4, Math.max(1, Math.max(width, height) / 7));
+}
 
 function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(NS, name);
@@ -65,6 +71,8 @@ export class BoardView {
     const svg = this.svg;
     svg.replaceChildren();
     const W = width * CELL, H = height * CELL;
+    const scale = labelScale(width, height);
+    const BOTTOM = Math.round(34 * scale);
     const PAD = 6; // room for the frame's stroke
     svg.setAttribute("viewBox", `${-PAD} 0 ${W + 2 * PAD} ${TOP + H + BOTTOM}`);
     svg.style.setProperty("--ratio", String((W + 2 * PAD) / (TOP + H + BOTTOM)));
@@ -92,7 +100,7 @@ export class BoardView {
 
     const labels = el("g", { class: "col-labels", "pointer-events": "none" }, svg);
     for (let c = 1; c <= width; c++) {
-      const t = el("text", { x: (c - 0.5) * CELL, y: TOP + H + 26 }, labels);
+      const t = el("text", { x: (c - 0.5) * CELL, y: TOP + H + Math.round(26 * scale), style: `font-size: ${Math.round(24 * scale)}px` }, labels);
       t.textContent = String(c);
     }
 

@@ -58,10 +58,8 @@ export class Settings {
   /** Why a size and line length cannot be played, or null. */
   check({ width: w, height: h, k }) {
     if (![w, h, k].every(Number.isInteger)) return "Width, height and line length must be whole numbers.";
-    if (w < 2 || h < 2) return "The board needs at least 2 columns and 2 rows.";
-    if (w > 16 || h > 16) return `A ${w} × ${h} board is too big: at most 16 columns and 16 rows.`;
-    if (w * (h + 1) > 64) return `A ${w} × ${h} board is too big: width × (height + 1) must be at most 64 (9 × 6 and 8 × 7 are the biggest).`;
-    if (k < 2 || (k > w && k > h)) return `A line of ${k} does not fit on a ${w} × ${h} board.`;
+    if (w < 1 || h < 1 || w > 16 || h > 16) return `A ${w} × ${h} board is off the limits: 1 to 16 columns and 1 to 16 rows.`;
+    if (k < 2 || (k > w && k > h)) return `A line of ${k} does not fit on a ${w} × ${h} board: a line is 2 to ${Math.max(w, h)} long here.`;
     return null;
   }
 
@@ -145,7 +143,7 @@ export class Settings {
     this.showThinkUse();
   }
 
-  /** The board size is valid when it fits a 64-bit bitboard: w*(h+1) <= 64. */
+  /** Why the applied size cannot be played (1..16 a side, line 2..max(width, height)), or null. */
   sizeError() { return this.check(this.v); }
 
   swapStarter() { this.v.youStart = !this.v.youStart; this.starts.value = this.v.youStart ? "you" : "them"; this.save(); }
