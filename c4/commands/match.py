@@ -18,6 +18,8 @@ def register(sub) -> None:
     p.add_argument("--opening-plies", type=argtypes.int_in(0, 41), default=4,
                    help="random plies before the players take over, 0..41 (default 4)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--size", default="7x6", help="board WxH, 1..16 a side (default 7x6)")
+    p.add_argument("--connect", type=int, default=4, help="stones in a row that win, 2..max(W, H) (default 4)")
     p.add_argument("--budget-ms", type=argtypes.float_in(0, lo_open=True), default=None,
                    help="overrides engine:MS budgets (milliseconds, more than 0)")
     p.add_argument("--tt-mb", type=argtypes.table_mb, default=64.0, help="table size of engine players in MB (default 64)")
@@ -40,13 +42,21 @@ def run(args) -> int:
             print(f"c4 match: {exc}", file=sys.stderr)
             return 2
     from connect4.openings import random_openings
-    from connect4 import STANDARD
+    from connect4 import STANDARD, Geometry, InvalidGeometry
     from connect4.bookset import SHIPPED_MOVE_BOOKS, BookSet
 
     from c4.bookpaths import BookPathError, explicit_book_paths
 
     try:
-        random_openings(args.games // 2, args.opening_plies, args.seed)  # cheap: refuses impossible openings now
+        geometry = Geometry.parse(args.size, args.connect)
+    except InvalidGeometry as exc:
+        print(f"c4 match: {exc}", file=sys.stderr)
+        return 2
+    if not geometry.is_standard and args.books.strip().lower() != "none":
+        print("c4 match: --books are 7x6 books: use --books none on another board", file=sys.stderr)
+        return 2
+    try:
+        random_openings(args.games // 2, args.opening_plies, args.seed, geometry)  # cheap: refuses impossible openings now
         paths = explicit_book_paths(args.books, "--books")
     except (ValueError, BookPathError) as exc:
         print(f"c4 match: {exc}", file=sys.stderr)
@@ -66,10 +76,11 @@ def run(args) -> int:
                   f"  {time.perf_counter() - start:.0f}s", file=sys.stderr, flush=True)
 
     result = play_match(args.a, args.b, args.games, args.opening_plies, args.seed,
-                        budget_ms=args.budget_ms, on_game=progress, tt_mb=args.tt_mb, books=books)
+                        geometry=geometry, budget_ms=args.budget_ms, on_game=progress, tt_mb=args.tt_mb,
+                        books=books)
     summary = result.summary()
     summary["seconds"] = round(time.perf_counter() - start, 1)
-    summary.update(opening_plies=args.opening_plies, seed=args.seed,
+    summary.update(opening_plies=args.opening_plies, seed=args.seed, size=geometry.name,
                    book_entries=len(books) if books is not None else 0)
     if args.json:
         print(json.dumps(summary))
