@@ -282,17 +282,18 @@ def test_engine_resigns_when_it_proves_its_loss(page, stack):
 def test_board_size_and_line_length(page):
     open_new_game(page, opponent="random", youStart=True, think=0.05)
     my_turn(page)
-    # too big for a 64-bit board: refused with a reason, the game stays
-    page.fill("#width", "10")
+    # past 16 columns: refused with a reason naming the limits, the game stays
+    page.fill("#width", "17")
     page.fill("#height", "7")
     page.click("#start")
-    page.wait_for_function("document.querySelector('#size-error').textContent.includes('too big')")
-    page.fill("#width", "8")  # 8 × (7 + 1) = 64 bits: the largest with 7 rows
+    page.wait_for_function("document.querySelector('#size-error').textContent.includes('off the limits')")
+    page.fill("#width", "8")
     page.fill("#k", "5")
     page.click("#start")
     page.wait_for_function("document.querySelector('#seats').textContent.includes('8 × 7, line 5')")
     assert page.locator("#board .hit").count() == 8
-    assert page.get_attribute("#board", "viewBox").split()[3] == str(70 + 7 * 100 + 34)
+    # the strip of column numbers grows with the board: 34 units at 7 wide, x 8/7 here
+    assert page.get_attribute("#board", "viewBox").split()[3] == str(70 + 7 * 100 + round(34 * 8 / 7))
     st = game_state(page)
     assert (st["width"], st["height"], st["k"]) == (8, 7, 5)
     my_turn(page)

@@ -17,16 +17,17 @@ def test_size_fields_apply_together_on_start(page):
     my_turn(page)
     first = game_id(page)
     saved = page.evaluate("localStorage.getItem('c4.settings')")
-    page.fill("#width", "9")  # alone, this used to start a 9 x 6 game
-    page.fill("#height", "7")  # 9 x 7 does not fit: said beside the fields, nothing else
-    page.wait_for_function("document.querySelector('#size-error').textContent.includes('too big')")
+    page.fill("#width", "17")  # alone, this used to start a game at once
+    page.fill("#height", "7")  # 17 x 7 is off the limits: said beside the fields, nothing else
+    page.wait_for_function("document.querySelector('#size-error').textContent.includes('off the limits')")
     assert page.get_attribute("#width", "aria-invalid") == "true"
     page.click("#start")
-    assert "too big" in page.inner_text("#size-error")
+    assert "1 to 16 columns and 1 to 16 rows" in page.inner_text("#size-error")
     assert game_id(page) == first and game_state(page)["width"] == 7
     assert page.evaluate("localStorage.getItem('c4.settings')") == saved
     shot(page, "settings_invalid")
     # a field keeps what is typed; Enter (Start) applies all three together
+    page.fill("#width", "9")
     page.fill("#height", "6")
     page.fill("#k", "5")
     page.wait_for_function("document.querySelector('#size-error').textContent === ''")
@@ -50,7 +51,7 @@ def test_a_too_large_size_typed_changes_nothing(page):
     before = game_state(page)
     page.fill("#width", "99")
     page.press("#width", "Enter")
-    page.wait_for_function("document.querySelector('#size-error').textContent.includes('at most 16')")
+    page.wait_for_function("document.querySelector('#size-error').textContent.includes('1 to 16 columns')")
     after = game_state(page)
     assert (after["id"], after["version"], after["moves"]) == (before["id"], before["version"], before["moves"])
     assert sorted(discs(page)) == expected_discs(before["moves"])
