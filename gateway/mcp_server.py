@@ -296,8 +296,8 @@ def build_mcp() -> Connect4MCP:
         return await run("connect4_join", ctx, game, body)
 
     @mcp.tool(title="Play a move", annotations=MOVE,
-              description="Drop your disc in column col (1..7 on 7x6, 1..width on a wider board, left to right), when it is your move. Returns the "
-                          "board after the opponent's reply.")
+              description="Drop your disc in column col (1..7 on 7x6, 1..width on a wider board, left to right), "
+                          "when it is your move. Returns the board after the opponent's reply.")
     async def connect4_move(ctx: Context[Any, Any], col: args.Column, game: args.GameName = "default") -> GameOut:
         async def body(caller: Caller) -> CallToolResult:
             doc, token, seat = await named(caller, game, create=True)
