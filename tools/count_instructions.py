@@ -72,8 +72,8 @@ def _solver_parts(args: argparse.Namespace, test_set: str) -> list[tuple[str, Ca
     lines = [ln.split()[0] for ln in Path(test_set).read_text().splitlines() if ln.strip()][: args.lines]
     positions = [Position.parse(ln) for ln in lines]
     solver = Solver()
-    solver.solve(Position.parse("4453"))  # loads the kernels of each entry point
-    solver.solve_many(["4453"])
+    solver.solve(positions[0])  # loads the kernels of each entry point (not counted)
+    solver.solve_many(lines[:1])
 
     def one_by_one() -> int:
         nodes = 0
