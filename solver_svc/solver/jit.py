@@ -19,5 +19,6 @@ def tag_of(g: Geometry) -> str:
     return f"{g.width}x{g.height}k{g.k}"
 
 
-def kernel(tag: str):
-    return _kernel(f"{tag}v{KERNEL_VERSION}", _nrt=False)
+def kernel(tag: str, **options):
+    """The solver's kernel; ``options`` go to numba (``inline="always"``)."""
+    return _kernel(f"{tag}v{KERNEL_VERSION}", _nrt=False, **options)

@@ -46,7 +46,9 @@ def ordering_kernels(g: Geometry) -> SimpleNamespace:
     win_cells, popcount = bits.winning_cells, bits.popcount
     probe_upper = table_kernels(g).probe_upper
 
-    @kernel(tag)
+    # Inlined into negamax in numba's IR: as a call returning a tuple it cost
+    # 6 % more instructions a node (docs/results/split-speed.md).
+    @kernel(tag, inline="always")
     def order_moves(cur, mask, mcur, mmask, moves, ply, tmove, alpha, beta, tt, ws):
         """Sort ``moves`` (one bit a column) into ``ws[MV + ply*W ...]``;
         ``mcur``, ``mmask``: the mirror image of ``cur``, ``mask``.
