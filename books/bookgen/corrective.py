@@ -331,11 +331,13 @@ def check_counts(g: Geometry, stones: int, min_stones: int, depths: list[int]) -
 
 def main(args) -> int:
     from connect4.errors import Connect4Error
+    from connect4.kernels import require_single_word
 
     from .config import BOOK_DIR
 
     try:
         g = Geometry.parse(args.size)
+        require_single_word(g, "the corrective book (the exact solver)")
         start = Position.parse(args.start, g) if getattr(args, "start", "") else None
         depths = args.depths if isinstance(args.depths, list) else [int(d) for d in args.depths.split(",") if d.strip()]
         shard = parse_shard(getattr(args, "shard", None) or "0/1")

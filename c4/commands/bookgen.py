@@ -102,6 +102,7 @@ def run_opening(args) -> int:
     _terminate_cleanly()
     from connect4 import Geometry, Position
     from connect4.errors import Connect4Error
+    from connect4.kernels import require_single_word
     from books.bookgen.app import make_app
     from books.bookgen.config import BOOK_DIR, settings
     from books.bookgen.guess import engine_guess
@@ -112,6 +113,7 @@ def run_opening(args) -> int:
 
     try:
         g = Geometry.parse(args.size, args.k)
+        require_single_word(g, "book generation (the exact solver)")
         start = Position.parse(args.start, g) if args.start else Position(g)
     except Connect4Error as exc:
         print(f"c4 bookgen: {exc}", file=sys.stderr)

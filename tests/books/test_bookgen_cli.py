@@ -48,7 +48,8 @@ def test_opening_command_writes_the_solvers_book(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--plies", "0"], "--plies: must be at least 1"),
     (["--plies", "4", "--guess-depth", "-1"], "--guess-depth: must be in 0..42"),
-    (["--plies", "4", "--size", "9x9"], ""),
+    (["--plies", "4", "--size", "9x9"], "board 9x9 needs 90 bits: book generation (the exact solver) runs on boards"),
+    (["--plies", "4", "--size", "17x6"], "width and height 1..16"),
 ])
 def test_opening_command_rejects_bad_arguments(args, message):
     r = _c4("bookgen", "opening", *args, timeout=60)
@@ -58,6 +59,7 @@ def test_opening_command_rejects_bad_arguments(args, message):
 BAD = [
     (["bookgen", "corrective", "--stones", "-1"], "--stones"),
     (["bookgen", "corrective", "--stones", "0"], "--stones"),
+    (["bookgen", "corrective", "--stones", "2", "--size", "9x9"], "board 9x9 needs 90 bits"),
     (["bookgen", "corrective", "--stones", "42"], "--stones must be in 1..41"),
     (["bookgen", "corrective", "--stones", "3", "--depths", "0"], "--depths"),
     (["bookgen", "corrective", "--stones", "3", "--depths", "-3"], "--depths"),
