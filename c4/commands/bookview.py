@@ -100,9 +100,11 @@ def _columns(scores) -> str:
 
 def run(args) -> int:
     from connect4.bookset import BookSet
+    from connect4.kernels import require_single_word
 
     try:
         g = Geometry.parse(args.size) if args.size != "7x6" else STANDARD
+        require_single_word(g, "the books (keys of 64 bits)")
         pos = read_position(" ".join(args.position), g, args.key, args.moves)
     except Connect4Error as exc:
         print(f"c4 bookview: {exc}", file=sys.stderr)

@@ -214,7 +214,7 @@ def test_mcp_over_http(bare_gateway):
                 assert t.output_schema and t.title and t.annotations is not None, t.name
             assert tools["connect4_state"].annotations.read_only_hint is True
             col = tools["connect4_move"].input_schema["properties"]["col"]
-            assert (col["minimum"], col["maximum"], col["type"]) == (1, 7, "integer") and col["description"]
+            assert (col["minimum"], col["maximum"], col["type"]) == (1, 16, "integer") and col["description"]
             r = await mcp.call_tool("connect4_new", {"engine_starts": False, "game": "mcp-a"})
             assert not r.is_error, _texts(r)
             text = _texts(r)[0].splitlines()
@@ -230,10 +230,10 @@ def test_mcp_over_http(bare_gateway):
             s = await mcp.call_tool("connect4_state", {"game": "mcp-a"})
             assert s.structured_content["game_id"] == state["game_id"]
             bad = await mcp.call_tool("connect4_move", {"col": 9, "game": "mcp-a"})
-            assert bad.is_error and _texts(bad)[0].startswith("col must be a whole number 1..7, not 9.")
+            assert bad.is_error and _texts(bad)[0].startswith("Column 9 is off the board (1..7).")  # the game's own limit
             for wrong in (True, "4", 4.0):
                 flag = await mcp.call_tool("connect4_move", {"col": wrong, "game": "mcp-a"})
-                assert flag.is_error and "col must be a whole number 1..7" in _texts(flag)[0], wrong
+                assert flag.is_error and "col must be a whole number 1..16" in _texts(flag)[0], wrong
                 assert "pydantic" not in _texts(flag)[0]
             for args in ({"on": "yes"}, {"on": 1}, {"on": "false"}):  # a flag is JSON true or false
                 word = await mcp.call_tool("connect4_hints", {**args, "game": "mcp-a"})
@@ -295,7 +295,7 @@ def test_mcp_stdio_bridges_to_the_gateway(bare_gateway):
             other = await http.call_tool("connect4_state", {"game": "stdio-game"})
             assert other.structured_content["game_id"] != r.structured_content["game_id"]  # another client
             bad = await mcp.call_tool("connect4_move", {"col": 0, "game": "stdio-game"})
-            assert bad.is_error and "col must be a whole number 1..7" in _texts(bad)[0]
+            assert bad.is_error and "col must be a whole number 1..16" in _texts(bad)[0]
             assert (await mcp.read_resource("connect4://game/stdio-game")).contents[0].text
             assert [p.name for p in (await mcp.list_prompts()).prompts] == ["play_a_game"]
 

@@ -282,7 +282,8 @@ def test_bookview_lists_every_book_and_the_composed_scores(tmp_path, capsys):
     (["--key", "4081020c0c1"], "no legal game reaches"),
     (["fffffffffffff"], "is neither moves"),
     (["--moves", "0x40810204081"], ""),
-    (["--size", "9x9", "4"], "9x9"),
+    (["--size", "9x9", "4"], "board 9x9 needs 90 bits: the books"),
+    (["--size", "17x9", "4"], "width and height 1..16"),
 ])
 def test_bookview_bad_input_is_a_clear_error(argv, message, capsys):
     from c4.main import main
