@@ -56,3 +56,32 @@ class OwnRedis:
             self.thaw()
             self.proc.terminate()
             self.proc.wait(10)
+
+
+def fill(client: redis.Redis) -> int:
+    """Small values until Redis refuses (a big one would pass the limit only in its
+    own query buffer, freed when it is refused)."""
+    n = 0
+    try:
+        while True:
+            pipe = client.pipeline(transaction=False)
+            for i in range(200):
+                pipe.set(f"junk:{n + i}", "x" * 512)
+            pipe.execute()
+            n += 200
+    except redis.exceptions.OutOfMemoryError:
+        pass
+    # The refused pipeline's buffers are freed again: write one small value at a time
+    # until even a small write is refused (then a game's save is too).
+    while True:
+        try:
+            client.set(f"junk:{n}", "x" * 64)
+            n += 1
+        except redis.exceptions.OutOfMemoryError:
+            break
+    # Redis frees memory of its own (client buffers, expiring keys) between this
+    # and the request under test, which a save could then fit into: put the limit
+    # 1 MB below what is used, so Redis stays full until the junk is deleted.
+    used = int(client.info("memory")["used_memory"])
+    client.config_set("maxmemory", max(used - 1_000_000, 1_000_000))
+    return n

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import httpx
 import pytest
-import redis
 
 from tests.gateway.conftest import DEAD, Gateway
 from tests.gateway.helpers import error_of, new_pvp, play
-from tests.gateway.own_redis import OwnRedis
+from tests.gateway.own_redis import OwnRedis, fill
 
 
 @pytest.fixture
@@ -23,29 +22,6 @@ def full_setup(tmp_path):
     finally:
         gw.stop()
         server.stop()
-
-
-def fill(client: redis.Redis) -> int:
-    """Small values until Redis refuses (a big one would pass the limit only in its
-    own query buffer, freed when it is refused)."""
-    n = 0
-    try:
-        while True:
-            pipe = client.pipeline(transaction=False)
-            for i in range(200):
-                pipe.set(f"junk:{n + i}", "x" * 512)
-            pipe.execute()
-            n += 200
-    except redis.exceptions.OutOfMemoryError:
-        pass
-    # The refused pipeline's buffers are freed again: write one small value at a time
-    # until even a small write is refused (then a game's save is too).
-    while True:
-        try:
-            client.set(f"junk:{n}", "x" * 64)
-            n += 1
-        except redis.exceptions.OutOfMemoryError:
-            return n
 
 
 def test_a_full_redis_answers_507_and_keeps_the_game(full_setup):

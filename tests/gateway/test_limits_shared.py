@@ -15,8 +15,7 @@ import redis
 
 from tests.gateway.conftest import DEAD, Gateway
 from tests.gateway.helpers import error_of
-from tests.gateway.own_redis import OwnRedis
-from tests.gateway.test_fault_redis_full import fill
+from tests.gateway.own_redis import OwnRedis, fill
 from tests.gateway.test_watch_bridge_mcp import BridgeClient
 
 BUCKETS = "c4:rate:*"
