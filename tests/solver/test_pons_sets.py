@@ -52,7 +52,11 @@ def test_table_kept_across_positions(solver, pons_sets, read_set):
 
 
 @pytest.mark.full
-@pytest.mark.parametrize("name", ["Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2", "Test_L1_R3"])
+@pytest.mark.parametrize(
+    "name",
+    # Test_L1_R3's 1000 lines take about an hour of one core: past the suite's 600 s per test
+    ["Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2", pytest.param("Test_L1_R3", marks=pytest.mark.timeout(3 * 3600))],
+)
 def test_all_6000_lines(pons_sets, name, read_set):
     from solver_svc.solver import Solver
 
