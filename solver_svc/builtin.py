@@ -25,6 +25,7 @@ from connect4 import Geometry
 from solver_svc.solver import BudgetExceeded, Solver
 
 from .metrics import BUSY, NODES
+from .warming import KernelWarmer
 from .wide_board import WideBoardSolver, exact_solver
 
 log = logging.getLogger(__name__)
@@ -136,6 +137,7 @@ class SolverPool:
         self.workers = max(1, workers)
         self.tt_log2 = tt_log2
         self.alarm = Alarm()
+        self.warmer = KernelWarmer()  # boards past 64 bits: their kernels compile in the background
         self._pools: dict[Geometry, queue.Queue[_Slot]] = {}
         self._lock = threading.Lock()
 
@@ -151,6 +153,8 @@ class SolverPool:
 
     @contextmanager
     def _slot(self, g: Geometry, budget: Budget):
+        if g.wide:  # Warming when its kernels are still compiling (a request never sits in a compile)
+            self.warmer.wait(g, budget.left())
         pool = self._pool(g)
         slot = self._wait_for_slot(pool, budget)
         slot.stop[0] = 0

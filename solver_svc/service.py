@@ -5,7 +5,9 @@ converter of this adapter). Status codes: INVALID_ARGUMENT for a position
 that is not one (bad size, illegal move, finished game), DEADLINE_EXCEEDED
 when the deadline or node budget runs out before a proof (BestMove answers
 ``proven=false`` instead; Analyze of a board past 64 bits answers the columns
-it proved and marks the others ``unproved``). A cancelled RPC (or a client gone) stops its
+it proved and marks the others ``unproved``), FAILED_PRECONDITION "warming up
+the solver's kernels for 9x7, try again in N s" (trailing metadata
+``retry-after-s``) while a large board's kernels still compile. A cancelled RPC (or a client gone) stops its
 search at once through the budget's stop flag.
 """
 
@@ -26,6 +28,7 @@ from servicekit.deadlines import time_left
 
 from .builtin import Budget
 from .oracle import Oracle, Unproved
+from .warming import Warming
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +90,10 @@ def _guarded(method):
     def wrapped(self, request, context):
         try:
             return method(self, request, context)
+        except Warming as exc:  # a board size whose kernels still compile: come back in N s
+            log.info("warming up", extra={"board": exc.geometry.name, "retry_s": exc.retry_s})
+            context.set_trailing_metadata((("retry-after-s", str(exc.retry_s)),))
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
         except Exception as exc:
             if context.code() is not None and context.code() != grpc.StatusCode.OK:
                 raise  # context.abort() already set the status

@@ -5,6 +5,7 @@ budget cannot prove comes back unproved with no score, never a guess."""
 from __future__ import annotations
 
 import random
+import threading
 
 import grpc
 import pytest
@@ -12,10 +13,20 @@ import pytest
 from c4proto.connect4.v1 import common_pb2, solver_pb2
 from connect4 import Geometry, Position
 
+from solver_svc.warming import KernelWarmer, compile_kernels
+
 from .support import scores_of
 from .test_wide_solver import brute_force, quiet_position
 
 BOARDS = [Geometry(8, 8), Geometry(9, 7, 5)]  # 9x7 with lines of 4 is mostly lost at once this near the end
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_kernels(service):
+    """The boards of these tests compiled first (a cold compile outlasts a request's short wait)."""
+    warmer = service[2].pool.warmer
+    for g in BOARDS:
+        assert warmer.start(g).wait(900)
 
 
 def proto(pos: Position) -> common_pb2.Position:
@@ -71,7 +82,7 @@ def test_analyze_proves_what_it_can_and_marks_the_rest_unproved(service):
 
 def test_the_empty_large_board_within_a_deadline(service):
     stub = service[0]
-    empty = common_pb2.Position(width=9, height=7, k=4)
+    empty = common_pb2.Position(width=9, height=7, k=5)
     a = stub.Analyze(solver_pb2.AnalyzeRequest(position=empty, deadline_ms=300), timeout=30)
     assert [c.unproved for c in a.columns] == [True] * 9 and scores_of(a) == [None] * 9
     with pytest.raises(grpc.RpcError) as err:
@@ -92,3 +103,26 @@ def test_bad_large_board_positions_are_refused(service):
     # the service still answers
     won = Position.from_moves([0, 1, 0, 1, 0, 1], Geometry(8, 8))
     assert stub.Solve(solver_pb2.SolveRequest(position=proto(won)), timeout=30).score == (65 - 6) // 2
+
+
+def test_a_size_still_compiling_gets_a_quick_clear_answer_then_works(service):
+    stub, _, oracle = service
+    g = Geometry(9, 7, 6)  # not warmed by this service yet (compiled elsewhere in the tests: its cache is warm)
+    go = threading.Event()
+
+    def held_compile(board):  # the real compile, held back until the test lets it go
+        go.wait(600)
+        compile_kernels(board)
+
+    oracle.pool.warmer = KernelWarmer(held_compile)
+    pos = common_pb2.Position(width=9, height=7, k=6, moves=[5, 5])
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Analyze(solver_pb2.AnalyzeRequest(position=pos, deadline_ms=5000), timeout=30)
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert err.value.details().startswith("warming up the solver's kernels for 9x7k6, try again in ")
+    retry = dict(err.value.trailing_metadata())["retry-after-s"]
+    assert int(retry) >= 1 and err.value.details().endswith(f"in {retry} s")
+    go.set()
+    assert oracle.pool.warmer.start(g).wait(900)
+    a = stub.Analyze(solver_pb2.AnalyzeRequest(position=pos, deadline_ms=300), timeout=30)
+    assert len(a.columns) == 9 and all(c.unproved for c in a.columns)
