@@ -126,3 +126,12 @@ def test_a_size_still_compiling_gets_a_quick_clear_answer_then_works(service):
     assert oracle.pool.warmer.start(g).wait(900)
     a = stub.Analyze(solver_pb2.AnalyzeRequest(position=pos, deadline_ms=300), timeout=30)
     assert len(a.columns) == 9 and all(c.unproved for c in a.columns)
+
+
+def test_prewarm_sizes_keeps_the_large_boards_and_names_a_bad_one():
+    from solver_svc.server import prewarm_sizes
+
+    assert prewarm_sizes("8x8, 9x7k5,7x6") == [Geometry(8, 8), Geometry(9, 7, 5)]
+    assert prewarm_sizes("none") == [] and prewarm_sizes("") == []
+    with pytest.raises(ValueError, match="C4_SOLVER_PREWARM: '17x8' is not a board"):
+        prewarm_sizes("8x8,17x8")
