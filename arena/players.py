@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from connect4.bookset import BookSet
 
 PERFECT = "perfect"
+WIDE_PERFECT_NODES = 20_000_000  # perfect's node budget a move past 64 bits unless perfect:NODES says otherwise
 
 
 class PlayerError(RuntimeError):
@@ -151,7 +152,8 @@ class PerfectPlayer(ArenaPlayer):
 
         self.spec = PERFECT if not node_budget else f"{PERFECT}:{node_budget}"
         self.geometry = geometry
-        self.node_budget = node_budget
+        # Past 64 bits an early position is far out of reach: a budget stops it with a clear error.
+        self.node_budget = node_budget or (WIDE_PERFECT_NODES if geometry.wide else 0)
         self.solver = solver or exact_solver(geometry)
         self.books = books
 
