@@ -1,4 +1,4 @@
-"""``c4 audit`` on a board past 64 bits: the moves it audits are scored exactly (the
+"""``c4 audit`` and the perfect player on a board past 64 bits: the moves audited are scored exactly (the
 scores equal the wide solver's own, fresh, and near the end brute force's), the
 positions it cannot prove within the node budget are counted, left out and said."""
 
@@ -51,3 +51,23 @@ def test_bad_large_board_arguments_are_refused(capsys):
     assert "--books are 7x6 books: use --books none on another board" in capsys.readouterr().err
     assert main(["audit", "greedy", "--size", "17x8"]) == 2
     assert "width and height 1..16" in capsys.readouterr().err
+
+
+def test_the_perfect_player_on_8x8_plays_a_best_column_or_says_it_has_no_proof():
+    import random
+
+    import pytest
+
+    from arena.players import PlayerError, PlayerFactory
+    from tests.solver_svc.test_wide_solver import quiet_position
+
+    factory = PlayerFactory(G8, books=None, engine_books="none")
+    perfect = factory.make("perfect")
+    rng = random.Random(64)
+    for _ in range(3):
+        pos = quiet_position(G8, G8.cells - 8, rng)
+        info = perfect.choose(pos)
+        values = {c: column_value(pos, c) for c in range(8) if pos.can_play(c)}
+        assert info.proven and info.score == values[info.column] == max(values.values()), pos.moves
+    with pytest.raises(PlayerError, match="perfect: no proof within 20,000 nodes at ply 2"):
+        factory.make("perfect:20000").choose(Position.from_moves([3, 4], G8))
