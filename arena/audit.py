@@ -86,7 +86,7 @@ class AuditResult:
         by = {r: sum(m.regret == r for m in self.moves) for r in (0, 1, 2)}
         return {
             "player": self.player, "opponent": self.opponent, "games": self.games,
-            "opening_plies": self.opening_plies, "seed": self.seed,
+            "opening_plies": self.opening_plies, "seed": self.seed, "size": self.geometry.name,
             "moves_audited": n, "moves_unproved": self.unproved,
             "agree": agree, "agree_share": agree / n if n else None,
             "agree_95": wilson(agree, n).as_list(),
@@ -145,7 +145,8 @@ def report(res: AuditResult, count: int = 5, colour: bool = False) -> str:
 
     s = res.summary()
     lines = [f"audit of {res.player} (opponent {res.opponent}), {res.games} games from random "
-             f"{res.opening_plies}-ply openings, seed {res.seed}"]
+             f"{res.opening_plies}-ply openings, seed {res.seed}"
+             + ("" if res.geometry.is_standard else f", board {res.geometry.name}")]
     if not s["moves_audited"]:
         lines.append(f"no move could be audited ({s['moves_unproved']} positions unproved within the budget)")
         return "\n".join(lines)

@@ -24,12 +24,12 @@ class Oracle:
     """Exact scores from books and the in-process solver."""
 
     def __init__(self, geometry: Geometry = STANDARD, node_budget: int = 0, books=None, solver=None):
-        from solver_svc.solver import Solver
+        from solver_svc.wide_board import exact_solver
 
         self.geometry = geometry
         self.node_budget = node_budget
         self.books = books
-        self.solver = solver or Solver(geometry)
+        self.solver = solver or exact_solver(geometry)
         self.nodes = 0  # nodes spent so far
 
     def _run(self, fn, pos, *args):
@@ -131,6 +131,9 @@ class GrpcOracle:
         r = self._call(self.stub.Analyze, solver_pb2.AnalyzeRequest(position=self._pos(pos), deadline_ms=self.deadline_ms), pos)
         out: list[int | None] = [None] * pos.geometry.width
         for cs in r.columns:
+            if cs.unproved:  # a board past 64 bits: the service proved only some columns
+                raise Unproved(f"solver service: column {cs.column} not proved within {self.deadline_ms} ms "
+                               f"at ply {pos.ply}")
             out[cs.column - 1] = cs.score if cs.HasField("score") else None
         return out
 

@@ -5,7 +5,7 @@ Three kinds, all answering :class:`MoveInfo` with a 0-based column:
 * ladder players of :mod:`engine_svc.players` (``random`` .. ``engine:MS``),
   in-process or through the engine service's ``Move`` call (``--via-grpc``);
 * ``perfect``: the exact solver's best move (fastest win, else draw, else
-  slowest loss), in-process from :class:`solver_svc.solver.Solver` (books
+  slowest loss), in-process from the exact solver (`solver_svc.wide_board.exact_solver`: the wide one past 64 bits; books
   first when configured) or through the solver service's ``BestMove``;
 * ``perfect`` takes an optional node budget (``perfect:NODES``) so a match
   from early positions cannot hang: when the proof does not fit the budget
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from connect4.bookset import BookSet
 
 PERFECT = "perfect"
+WIDE_PERFECT_NODES = 20_000_000  # perfect's node budget a move past 64 bits unless perfect:NODES says otherwise
 
 
 class PlayerError(RuntimeError):
@@ -147,12 +148,13 @@ class PerfectPlayer(ArenaPlayer):
     """The exact solver's move, in-process; books first when any are configured."""
 
     def __init__(self, geometry: Geometry = STANDARD, node_budget: int = 0, books=None, solver=None):
-        from solver_svc.solver import Solver
+        from solver_svc.wide_board import exact_solver
 
         self.spec = PERFECT if not node_budget else f"{PERFECT}:{node_budget}"
         self.geometry = geometry
-        self.node_budget = node_budget
-        self.solver = solver or Solver(geometry)
+        # Past 64 bits an early position is far out of reach: a budget stops it with a clear error.
+        self.node_budget = node_budget or (WIDE_PERFECT_NODES if geometry.wide else 0)
+        self.solver = solver or exact_solver(geometry)
         self.books = books
 
     def choose(self, pos: Position) -> MoveInfo:
@@ -308,11 +310,12 @@ class PlayerFactory:
         return self._engines[spec], self._engine_bookset
 
     def solver(self):
-        """This process's in-process Solver (one table, shared by the perfect player and the oracle)."""
+        """This process's in-process exact solver (one table, shared by the perfect player and the
+        oracle): the 64-bit Solver, or the wide one on a board past 64 bits."""
         if self._solver is None:
-            from solver_svc.solver import Solver
+            from solver_svc.wide_board import exact_solver
 
-            self._solver = Solver(self.geometry)
+            self._solver = exact_solver(self.geometry)
         return self._solver
 
     def _channel(self, addr: str):

@@ -17,7 +17,7 @@ import logging
 import queue
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 import grpc
 
@@ -271,6 +271,48 @@ def warm_up(servicer: EngineServicer) -> None:
                                     "books": [str(p) for p in servicer.books.paths], "book_entries": len(servicer.books)})
 
 
+PREWARM_SPECS = ("random", "greedy", "easy", "minimax:2", "mcts:50", "alphabeta")  # and the engine's search
+
+
+def prewarm_boards(text: str) -> list[Geometry]:
+    """The boards past 64 bits of C4_ENGINE_PREWARM ("8x8,9x7k5"; "none")."""
+    if text.strip().lower() in ("", "none"):
+        return []
+    out = []
+    for part in text.split(","):
+        size, _, k = part.strip().lower().partition("k")
+        g = Geometry.parse(size, int(k) if k.isdigit() else 4)
+        if g.wide:
+            out.append(g)
+    return out
+
+
+def prewarm(servicer: EngineServicer, boards: list[Geometry]) -> threading.Thread:
+    """Compile (or load) the kernels of ``boards`` in a background thread; the service serves meanwhile."""
+
+    def run() -> None:
+        try:
+            warm(boards)
+        except Exception:  # the same failure shows, with its traceback, in the first request of that size
+            log.exception("pre-warming large boards failed")
+
+    def warm(boards: list[Geometry]) -> None:
+        for g in boards:
+            started, cpu = time.perf_counter(), time.thread_time()
+            pos = Position.from_moves([g.width // 2, g.width // 2], g)
+            for spec in PREWARM_SPECS:
+                with suppress(InvalidSpec):  # a player that does not play this board
+                    make_player(spec, g, seed=0).choose(pos)
+            with servicer.pool.engine(g) as engine:
+                engine.search(pos, max_depth=4)
+            log.info("kernels warm", extra={"board": g.name, "seconds": round(time.perf_counter() - started, 2),
+                                            "cpu_s": round(time.thread_time() - cpu, 2)})
+
+    thread = threading.Thread(target=run, daemon=True, name="engine-prewarm")
+    thread.start()
+    return thread
+
+
 def add_servicer(servicer: EngineServicer):
     def add(server):
         engine_pb2_grpc.add_EngineServiceServicer_to_server(servicer, server)
@@ -286,9 +328,18 @@ def main() -> None:
 
     settings = settings_or_exit(EngineSettings, "engine")
     configure_logging("engine", settings.log_level)
+    try:
+        boards = prewarm_boards(settings.prewarm)
+    except (Connect4Error, ValueError) as exc:
+        raise SystemExit(f"engine: C4_ENGINE_PREWARM={settings.prewarm!r}: {exc}") from None
     servicer = EngineServicer(settings)
+
+    def warm() -> None:
+        warm_up(servicer)
+        prewarm(servicer, boards)
+
     run_service(
-        "engine", settings.address, add_servicer(servicer), warmup=lambda: warm_up(servicer),
+        "engine", settings.address, add_servicer(servicer), warmup=warm,
         max_workers=2 * max(1, settings.max_concurrent) + 4, metrics_port=settings.metrics_port,
         metrics_host=settings.host,  # reachable wherever the service is (the container network)
         grace_s=settings.shutdown_grace_s,

@@ -23,6 +23,10 @@ class EngineSettings(BaseSettings):
     # the shipped opening and corrective books (whichever exist); "none" = no book.
     books: str | None = None
     metrics_port: int = 9101
+    # Boards past 64 bits whose kernels compile in a background thread after the
+    # 7x6 warm-up (comma separated, e.g. "8x8,9x7"; "none"): their first move
+    # then does not wait for tens of seconds of compiling.
+    prewarm: str = "8x8"
     # Searches running at once; each has its own table from a pool.
     max_concurrent: int = 4
     # Time kept back from a gRPC deadline to send the answer.

@@ -26,6 +26,7 @@ STATUS = {
     "learning_unavailable": 503,
     "learning_failed": 502,
     "service_unavailable": 503,
+    "warming_up": 503,  # a large board's solver kernels still compile: Retry-After says when to come back
     "timeout": 504,
     "service_error": 502,
 }

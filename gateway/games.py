@@ -410,10 +410,11 @@ class Games:
         ply = len(moves)
         over = pos.is_over
         out: dict[str, Any] = {"version": doc.version, "ply": ply, "to_move": None if over else COLORS[ply & 1],
-                               "columns": [], "best": [], "nodes": 0, "source": "", "elapsed_ms": 0.0,
-                               "deadline_ms": deadline_ms}
+                               "columns": [], "best": [], "unproved": [], "nodes": 0, "source": "",
+                               "elapsed_ms": 0.0, "deadline_ms": deadline_ms}
         if over:
-            out["columns"] = [{"column": c + 1, "score": None, "verdict": None} for c in range(doc.width)]
+            out["columns"] = [{"column": c + 1, "score": None, "verdict": None, "unproved": False}
+                              for c in range(doc.width)]
             return out
         try:
             resp = await self.services.analyze(doc, deadline_ms, moves)
@@ -427,11 +428,14 @@ class Games:
             raise
         cells = doc.width * doc.height
         by_col = {c.column: (c.score if c.HasField("score") else None) for c in resp.columns}
+        unproved = sorted(c.column for c in resp.columns if c.unproved)
         for c in range(1, doc.width + 1):
             s = by_col.get(c)
-            out["columns"].append({"column": c, "score": s, "verdict": verdict(s, cells, ply)})
+            out["columns"].append({"column": c, "score": s, "verdict": verdict(s, cells, ply),
+                                   "unproved": c in unproved})
+        out["unproved"] = unproved  # boards past 64 bits: open columns not proved within the deadline
         scores = [c["score"] for c in out["columns"] if c["score"] is not None]
-        if scores:
+        if scores and not unproved:  # an unproved column may be better than every proved one
             out["best"] = [c["column"] for c in out["columns"] if c["score"] == max(scores)]
         out.update(nodes=resp.nodes, source=resp.source, elapsed_ms=resp.elapsed_ms)
         return out

@@ -82,11 +82,12 @@ class ColumnScore(BaseModel):
     column: int
     score: int | None = Field(description="Pons' score for the side to move after this column; null when full")
     verdict: str | None = Field(description="'win in N', 'draw', 'loss in N' for the side to move")
+    unproved: bool = Field(False, description="open but not proved in time (boards past 64 bits); score is null")
 
 
 class AnalysisResult(GameResult):
     columns: list[ColumnScore]
-    best: list[int] = Field(description="the columns with the best score")
+    best: list[int] = Field(description="the columns with the best score (empty while a column is unproved)")
 
 
 class LearnResult(GameResult):

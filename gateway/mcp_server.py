@@ -350,7 +350,7 @@ def build_mcp() -> Connect4MCP:
         async def body(caller: Caller) -> CallToolResult:
             doc, token, seat = await named(caller, game, create=False)
             analysis = await gateway().analysis(doc.id, token=token, client=caller.client)
-            lines = [f"column {c['column']}: {c['verdict'] or 'full'}"
+            lines = [f"column {c['column']}: {c['verdict'] or ('not proved in time' if c['unproved'] else 'full')}"
                      + ("" if c["score"] is None else f" (score {c['score']})") for c in analysis["columns"]]
             return result(caller, doc, seat, game, {"columns": analysis["columns"], "best": analysis["best"]},
                           lead="Analysis for the side to move:\n" + "\n".join(lines))

@@ -58,12 +58,13 @@ class Opponent:
             try:
                 r = await self.services.best_move(doc, deadline)
             except GameError as exc:
-                if exc.code != "bad_request":  # a legal game's position: the solver refuses its board
+                if exc.code not in ("bad_request", "warming_up"):  # bad_request: the solver refuses its board
                     raise
                 col, search, _resign = await self._engine(doc, "engine", deadline)
                 search["source"] = "engine_fallback"
                 search["message"] = (f"perfect cannot prove a {doc.width}x{doc.height} board ({exc.message}): "
-                                     "the engine's move was played")
+                                     "the engine's move was played" if exc.code == "bad_request" else
+                                     f"perfect: {exc.message}; the engine's move was played")
                 return col, search, False
             if r.proven and r.column:
                 outcome = "win" if r.score > 0 else "loss" if r.score < 0 else "draw"

@@ -168,6 +168,9 @@ def _translate(service: str, exc: grpc.aio.AioRpcError) -> GameError:
         return GameError("timeout", f"the {service} service did not answer in time")
     if code == grpc.StatusCode.INVALID_ARGUMENT:
         return GameError("bad_request", f"{service}: {exc.details()}")
+    retry = dict(exc.trailing_metadata() or ()).get("retry-after-s")
+    if code == grpc.StatusCode.FAILED_PRECONDITION and retry is not None:  # kernels of a new board size compiling
+        return GameError("warming_up", f"{service}: {exc.details()}", retry_after_s=float(retry))
     return GameError("service_error", f"{service} service error {code.name}: {exc.details()}")
 
 

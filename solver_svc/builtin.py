@@ -25,6 +25,8 @@ from connect4 import Geometry
 from solver_svc.solver import BudgetExceeded, Solver
 
 from .metrics import BUSY, NODES
+from .warming import KernelWarmer
+from .wide_board import WideBoardSolver, exact_solver
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +125,7 @@ class Budget:
 class _Slot:
     __slots__ = ("solver", "stop")
 
-    def __init__(self, solver: Solver):
+    def __init__(self, solver: Solver | WideBoardSolver):
         self.solver = solver
         self.stop = np.zeros(1, dtype=np.uint8)
 
@@ -135,6 +137,7 @@ class SolverPool:
         self.workers = max(1, workers)
         self.tt_log2 = tt_log2
         self.alarm = Alarm()
+        self.warmer = KernelWarmer()  # boards past 64 bits: their kernels compile in the background
         self._pools: dict[Geometry, queue.Queue[_Slot]] = {}
         self._lock = threading.Lock()
 
@@ -144,12 +147,14 @@ class SolverPool:
             if pool is None:
                 pool = queue.Queue()
                 for _ in range(self.workers):
-                    pool.put(_Slot(Solver(g, self.tt_log2)))
+                    pool.put(_Slot(exact_solver(g, self.tt_log2)))
                 self._pools[g] = pool
             return pool
 
     @contextmanager
     def _slot(self, g: Geometry, budget: Budget):
+        if g.wide:  # Warming when its kernels are still compiling (a request never sits in a compile)
+            self.warmer.wait(g, budget.left())
         pool = self._pool(g)
         slot = self._wait_for_slot(pool, budget)
         slot.stop[0] = 0
@@ -193,6 +198,21 @@ class SolverPool:
         with self._slot(pos.geometry, budget) as slot:
             scores = slot.solver.analyze(pos, node_budget=budget.nodes, stop=slot.stop)
             return tuple(scores), slot.solver.last_nodes
+
+    def analyze_partial(self, pos, budget: Budget) -> tuple[tuple[int | None, ...], frozenset[int], int]:
+        """A board past 64 bits: (score of every column or None, the open columns
+        not proved in the budget, nodes). Never raises for the budget: a
+        column it cannot prove comes back unproved (all of them when every
+        solver stayed busy until the deadline)."""
+        g = pos.geometry
+        try:
+            with self._slot(g, budget) as slot:
+                solver = slot.solver
+                assert isinstance(solver, WideBoardSolver)
+                scores, unproved = solver.analyze_partial(pos, node_budget=budget.nodes, stop=slot.stop)
+                return tuple(scores), frozenset(unproved), solver.last_nodes
+        except BudgetExceeded:  # no solver was free in time
+            return (None,) * g.width, frozenset(c for c in range(g.width) if pos.can_play(c)), 0
 
     def best_move(self, pos, budget: Budget) -> tuple[int, int, int, list[tuple[int, int]]]:
         """The perfect player's move without scoring every column: solve the

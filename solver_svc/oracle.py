@@ -43,9 +43,10 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Analysis:
-    scores: tuple[int | None, ...]  # by 0-based column, None = full
+    scores: tuple[int | None, ...]  # by 0-based column, None = full (or in ``unproved``)
     nodes: int
     source: str
+    unproved: frozenset[int] = frozenset()  # boards past 64 bits: open 0-based columns not proved in the budget
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,8 @@ class Oracle:
             if scores is not None:
                 self.cache.put(pos, Answer(scores=scores, score=_max(scores)))
                 return self._count(rpc, Analysis(scores, 0, "external"))
+        if pos.geometry.wide:
+            return self._wide_analyze(pos, budget, rpc)
         started = time.perf_counter()
         try:
             scores, nodes = self.pool.analyze(pos, budget)
@@ -166,6 +169,20 @@ class Oracle:
         return self._count("best_move", Choice(True, col, score, nodes, "solver"))
 
     # -- helpers -----------------------------------------------------------------
+    def _wide_analyze(self, pos: Position, budget: Budget, rpc: str) -> Analysis:
+        """A board past 64 bits: each column proved within the budget or left
+        unproved (never guessed); only a complete analysis is cached."""
+        started = time.perf_counter()
+        try:
+            scores, unproved, nodes = self.pool.analyze_partial(pos, budget)
+        finally:
+            SEARCH_SECONDS.labels("solver").observe(time.perf_counter() - started)
+        if unproved:
+            UNPROVED.labels(rpc).inc()
+        else:
+            self.cache.put(pos, Answer(scores=scores, score=_max(scores)))
+        return self._count(rpc, Analysis(scores, nodes, "solver", unproved))
+
     def _use_external(self, pos: Position, budget: Budget) -> bool:
         # Pons' protocol knows 7x6 only and has no node budget.
         return self.external is not None and pos.geometry == STANDARD and not budget.nodes

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 
 import grpc
 
 from c4proto.connect4.v1 import solver_pb2_grpc
-from connect4 import STANDARD, Position
+from connect4 import STANDARD, Connect4Error, Geometry, Position
 from connect4.bookset import BookSet
 from servicekit.grpc_server import build_server, mark_serving, run_service
 
@@ -39,9 +40,13 @@ def build_oracle(settings: SolverSettings) -> Oracle:
     )
 
 
-def warm_up(oracle: Oracle) -> None:
-    """Compile the 7x6 kernels, solve once on every pooled solver, and start
-    the external solvers with one query each."""
+def warm_up(oracle: Oracle, prewarm: Sequence[Geometry] = ()) -> None:
+    """Compile the 7x6 kernels, solve once on every pooled solver, start
+    the external solvers with one query each, and start compiling the
+    ``prewarm`` boards' kernels in the background (the service is ready
+    before they are; a request for such a size meanwhile is told to wait)."""
+    for g in prewarm:
+        oracle.pool.warmer.start(g)
     pos = Position.parse(WARMUP_MOVES, STANDARD)
     seconds = oracle.pool.warm(STANDARD, pos)
     log.info("built-in solvers warm", extra={"workers": oracle.pool.workers, "seconds": round(seconds, 3)})
@@ -54,6 +59,22 @@ def warm_up(oracle: Oracle) -> None:
                 log.warning("external solver failed its warm-up query", extra={"error": str(exc)})
         log.info("external solvers warm", extra={"processes": len(oracle.external.processes),
                                                  "seconds": round(time.perf_counter() - started, 3)})
+
+
+def prewarm_sizes(text: str) -> list[Geometry]:
+    """The boards of C4_SOLVER_PREWARM ("8x8,9x7k5"; "none"); ValueError naming a bad one."""
+    if text.strip().lower() in ("", "none"):
+        return []
+    out = []
+    for part in text.split(","):
+        size, _, k = part.strip().lower().partition("k")
+        try:
+            g = Geometry.parse(size, int(k) if k else 4)
+        except (Connect4Error, ValueError) as exc:
+            raise ValueError(f"C4_SOLVER_PREWARM: {part.strip()!r} is not a board ({exc})") from None
+        if g.wide:  # the others run on the 64-bit kernels, warm already
+            out.append(g)
+    return out
 
 
 def _add_servicers(oracle: Oracle, settings: SolverSettings):
@@ -78,7 +99,7 @@ def start_server(settings: SolverSettings, oracle: Oracle | None = None, warm: b
     server, health, port = build_server(settings.address, _add_servicers(oracle, settings), _max_workers(settings))
     server.start()
     if warm:
-        warm_up(oracle)
+        warm_up(oracle, prewarm_sizes(settings.prewarm))
     mark_serving(health)
     return server, port, oracle
 
@@ -89,12 +110,16 @@ def main() -> None:
 
     settings = settings_or_exit(SolverSettings, "solver")
     configure_logging("solver", settings.log_level)
+    try:
+        prewarm = prewarm_sizes(settings.prewarm)
+    except ValueError as exc:
+        raise SystemExit(f"solver: {exc}") from None
     oracle = build_oracle(settings)
     log.info("solver configured", extra={
         "backend": settings.backend, "workers": settings.workers, "books": len(oracle.books),
         "cache_size": settings.cache_size, "redis": bool(settings.redis_url)})
     try:
-        run_service("solver", settings.address, _add_servicers(oracle, settings), lambda: warm_up(oracle),
+        run_service("solver", settings.address, _add_servicers(oracle, settings), lambda: warm_up(oracle, prewarm),
                     max_workers=_max_workers(settings), metrics_port=settings.metrics_port,
                     metrics_host=settings.host, grace_s=settings.shutdown_grace_s)
     finally:

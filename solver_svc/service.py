@@ -4,7 +4,10 @@ Columns become 0-based here and 1-based again on the way out (the one
 converter of this adapter). Status codes: INVALID_ARGUMENT for a position
 that is not one (bad size, illegal move, finished game), DEADLINE_EXCEEDED
 when the deadline or node budget runs out before a proof (BestMove answers
-``proven=false`` instead). A cancelled RPC (or a client gone) stops its
+``proven=false`` instead; Analyze of a board past 64 bits answers the columns
+it proved and marks the others ``unproved``), FAILED_PRECONDITION "warming up
+the solver's kernels for 9x7, try again in N s" (trailing metadata
+``retry-after-s``) while a large board's kernels still compile. A cancelled RPC (or a client gone) stops its
 search at once through the budget's stop flag.
 """
 
@@ -25,6 +28,7 @@ from servicekit.deadlines import time_left
 
 from .builtin import Budget
 from .oracle import Oracle, Unproved
+from .warming import Warming
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +52,8 @@ def replay(moves, g: Geometry) -> Position:
     at the end; anything else goes through ``Position.from_moves``, whose
     error names the bad move. (A quarter of a small Analyze call's handler
     time went into the move-by-move checks.)"""
+    if g.wide:  # past 64 bits: no single-word shortcut
+        return Position.from_moves([m - 1 for m in moves], g)
     tops, bottoms, alignment = _columns(g)
     cur = mask = 0
     cols = []
@@ -84,6 +90,10 @@ def _guarded(method):
     def wrapped(self, request, context):
         try:
             return method(self, request, context)
+        except Warming as exc:  # a board size whose kernels still compile: come back in N s
+            log.info("warming up", extra={"board": exc.geometry.name, "retry_s": exc.retry_s})
+            context.set_trailing_metadata((("retry-after-s", str(exc.retry_s)),))
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
         except Exception as exc:
             if context.code() is not None and context.code() != grpc.StatusCode.OK:
                 raise  # context.abort() already set the status
@@ -161,9 +171,12 @@ class SolverService(solver_pb2_grpc.SolverServiceServicer):
         except Unproved as exc:
             self._unproved(context, budget, exc, "analyze", pos, started)
         ms = (time.perf_counter() - started) * 1000.0
-        _log("analyze", pos, ms, nodes=a.nodes, source=a.source)
+        if a.unproved and budget.cancelled:
+            context.abort(grpc.StatusCode.CANCELLED, "the request was cancelled")
+        _log("analyze", pos, ms, nodes=a.nodes, source=a.source, unproved=len(a.unproved))
         return solver_pb2.AnalyzeResponse(
-            columns=[solver_pb2.ColumnScore(column=c + 1, score=s) for c, s in enumerate(a.scores)],
+            columns=[solver_pb2.ColumnScore(column=c + 1, score=s, unproved=c in a.unproved)
+                     for c, s in enumerate(a.scores)],
             nodes=a.nodes, source=a.source, elapsed_ms=ms,
         )
 

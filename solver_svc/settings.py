@@ -37,6 +37,9 @@ class SolverSettings(BaseSettings):
     redis_ttl_s: int = 30 * 24 * 3600
     # Built-in solvers working at once (each with its own transposition table).
     workers: int = Field(default_factory=lambda: max(2, min(4, os.cpu_count() or 2)))
+    # Boards past 64 bits whose kernels are compiled in the background at start
+    # (comma separated, e.g. "8x8,9x7"; "none": none); others compile on first use.
+    prewarm: str = "8x8"
     # log2 of transposition-table entries per solver; unset = the solver's default.
     tt_log2: int | None = None
     # Time kept back from a gRPC deadline to send the answer.

@@ -11,7 +11,7 @@ move wins, larger sooner.
 Exact or nothing: the table stores every column's key word (``cur + mask +
 1``, 17 bits at most) beside the bound and compares them all, so a hash
 collision can never pass a wrong bound; and a search that reaches its node
-budget raises :class:`Unproved` instead of answering. This module is the
+budget (or its stop flag) raises :class:`Unproved` instead of answering. This module is the
 large-board counterpart of :mod:`solver_svc.solver` (whose 64-bit kernels it
 does not touch); positions come as :class:`connect4.Position`.
 """
@@ -68,10 +68,10 @@ def wide_solver_kernels(g: Geometry) -> SimpleNamespace:
         vals[slot] = v
 
     @kernel(tag)
-    def negamax(cur, msk, wbuf, ply, alpha, beta, keys, vals, shift, st):
+    def negamax(cur, msk, wbuf, ply, alpha, beta, keys, vals, shift, st, stop):
         """Pons' negamax; the side to move (``cur[ply]``) cannot win at once."""
         st[ST_NODES] += 1
-        if st[ST_NODES] > st[ST_BUDGET]:
+        if st[ST_NODES] > st[ST_BUDGET] or ((st[ST_NODES] & 1023) == 0 and stop[0]):
             st[ST_ABORTED] = 1
             return int64(0)
         me = cur[ply]
@@ -148,7 +148,7 @@ def wide_solver_kernels(g: Geometry) -> SimpleNamespace:
                 child_cur[x] = me[x] ^ mask[x]  # the opponent is to move
                 child_mask[x] = mask[x]
             child_mask[c] |= bit
-            s = -negamax(cur, msk, wbuf, ply + 1, -beta, -alpha, keys, vals, shift, st)
+            s = -negamax(cur, msk, wbuf, ply + 1, -beta, -alpha, keys, vals, shift, st, stop)
             if st[ST_ABORTED]:
                 return int64(0)
             if s >= beta:
@@ -159,7 +159,7 @@ def wide_solver_kernels(g: Geometry) -> SimpleNamespace:
         return alpha
 
     @kernel(tag)
-    def solve(cur0, mask0, ply, weak, keys, vals, shift, st):
+    def solve(cur0, mask0, ply, weak, keys, vals, shift, st, stop):
         """Pons' solve: the exact score (weak: its sign) of a position whose side to move cannot win at once."""
         cur = np.zeros((CELLS + 2, W), dtype=np.uint64)
         msk = np.zeros((CELLS + 2, W), dtype=np.uint64)
@@ -178,7 +178,7 @@ def wide_solver_kernels(g: Geometry) -> SimpleNamespace:
                 med = lo // 2
             elif med >= 0 and hi // 2 > med:
                 med = hi // 2
-            r = negamax(cur, msk, wbuf, ply, med, med + 1, keys, vals, shift, st)
+            r = negamax(cur, msk, wbuf, ply, med, med + 1, keys, vals, shift, st, stop)
             if st[ST_ABORTED]:
                 return int64(0)
             if r <= med:
@@ -201,13 +201,16 @@ class WideSolver:
         self.keys = np.zeros((1 << table_log2, geometry.width), dtype=np.uint32)
         self.vals = np.zeros(1 << table_log2, dtype=np.int16)
         self.shift = 64 - table_log2
+        self._no_stop = np.zeros(1, dtype=np.uint8)
 
     def reset(self) -> None:
         self.keys[:] = 0
         self.vals[:] = 0
 
-    def solve(self, pos: Position, weak: bool = False, budget: int = 10_000_000) -> tuple[int, int]:
-        """(Pons' score of ``pos``, nodes searched); :class:`Unproved` past ``budget`` nodes."""
+    def solve(self, pos: Position, weak: bool = False, budget: int = 10_000_000,
+              stop: np.ndarray | None = None) -> tuple[int, int]:
+        """(Pons' score of ``pos``, nodes searched); :class:`Unproved` past ``budget`` nodes or
+        once ``stop`` (a uint8[1] another thread may set to 1, polled every 1024 nodes) is set."""
         g = self.geometry
         if pos.geometry != g:
             raise InvalidPosition(f"position is {pos.geometry.name}, solver is {g.name}")
@@ -216,8 +219,10 @@ class WideSolver:
         if pos.can_win_next():
             return (g.cells + 1 - pos.ply) // 2, 1
         st = np.array([0, budget, 0], dtype=np.int64)
+        flag = self._no_stop if stop is None else stop
         score = int(self.kernels.solve(to_words(pos.current, g), to_words(pos.mask, g), pos.ply, weak,
-                                       self.keys, self.vals, self.shift, st))
+                                       self.keys, self.vals, self.shift, st, flag))
         if st[ST_ABORTED]:
-            raise Unproved(f"not proved within {budget} nodes", int(st[ST_NODES]))
+            why = "stopped" if flag[0] else f"not proved within {budget} nodes"
+            raise Unproved(f"{why} after {int(st[ST_NODES])} nodes", int(st[ST_NODES]))
         return (max(-1, min(1, score)) if weak else score), int(st[ST_NODES])

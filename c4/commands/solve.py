@@ -45,6 +45,9 @@ def register(sub) -> None:
         p.add_argument("--fresh", action="store_true",
                        help="start every line from an empty table (as the benchmark does); "
                             "default: the table is kept across lines")
+        p.add_argument("--nodes", type=argtypes.int_in(0), default=0, metavar="N",
+                       help="boards past 64 bits (8x8, 9x7 ...): node budget per line, 0 = none (default); "
+                            "a line not proved within it is reported on stderr, never guessed")
         p.set_defaults(run=run)
 
 
@@ -181,7 +184,8 @@ def _stdin_chunks():
 def run(args) -> int:
     try:
         g = Geometry.parse(args.size, args.connect)
-        solver = LineSolver(g, weak=args.weak, analyze=args.analyze, fresh=args.fresh, tt_log2=args.tt_log2)
+        solver = None if g.wide else LineSolver(g, weak=args.weak, analyze=args.analyze, fresh=args.fresh,
+                                                tt_log2=args.tt_log2)
     except Connect4Error as exc:
         print(f"c4 solve: {exc}", file=sys.stderr)
         return 2
@@ -193,6 +197,8 @@ def run(args) -> int:
             chunks = _stdin_chunks()
         except (AttributeError, OSError, ValueError):  # a stdin without a file (tests)
             chunks = iter([[line.rstrip("\r\n") for line in sys.stdin]])
+    if solver is None:
+        return _solve_wide(args, g, chunks)
     failed = 0
     number = 1
     out, err = sys.stdout, sys.stderr
@@ -206,3 +212,10 @@ def run(args) -> int:
             out.flush()
         number += len(lines)
     return 1 if failed and args.moves else 0
+
+
+def _solve_wide(args, g: Geometry, chunks) -> int:
+    """A board past 64 bits: the same protocol on the wide solver (:mod:`c4.solve_wide`)."""
+    from c4.solve_wide import run_wide
+
+    return run_wide(args, g, chunks)

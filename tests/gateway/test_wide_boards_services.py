@@ -1,10 +1,13 @@
 """Boards past 64 bits against the real engine and solver services: engine
-players answer on 8x8 and 16x16; analysis and ``perfect`` on a board the
-solver cannot prove say so (analysis_unavailable, the engine's move with a
-note), and a 7x6 analysis still works afterwards."""
+players answer on 8x8 and 16x16; analysis of a large board gives every column
+proved (near the end: equal to brute force) or unproved with no score (early:
+the deadline), ``perfect`` plays the solver's proved move where it proves in
+time and the engine's move with a note where not, and a 7x6 analysis still
+works afterwards."""
 
 from __future__ import annotations
 
+import random
 import time
 
 import pytest
@@ -12,6 +15,8 @@ import pytest
 from connect4 import Position
 from connect4.geometry import Geometry
 from tests.gateway.helpers import error_of, play
+from tests.solver_svc.test_wide_service import column_value
+from tests.solver_svc.test_wide_solver import quiet_position
 
 pytestmark = pytest.mark.slow  # real services started as subprocesses
 
@@ -53,23 +58,71 @@ def test_an_engine_player_answers_on_a_large_board(api, width, height, k, oppone
         assert state["last_search"]["col"] == state["moves"][-1]
 
 
-def test_analysis_on_a_board_the_solver_cannot_prove_says_so(api):
-    state, token = _create(api, width=8, height=8, opponent="human")
-    gid = state["id"]
-    assert play(api, gid, token, 4).status_code == 200
-    r = api.get(f"/api/v1/games/{gid}/analysis", headers={"X-Player-Token": token})
-    assert r.status_code == 422 and error_of(r) == "analysis_unavailable", r.text
-    message = r.json()["error"]["message"]
-    assert message.startswith("analysis is unavailable on this 8x8 board (solver: board 8x8 needs 72 bits"), message
-    assert r.json()["state"]["moves"] == [4]  # the game is intact
+def _analysis(api, gid, token, **query):
+    """The analysis, once the solver's kernels of the board are warm: until then it answers
+    503 warming_up with a Retry-After, quickly (a cold compile takes tens of seconds)."""
+    deadline = time.monotonic() + 600
+    while True:
+        r = api.get(f"/api/v1/games/{gid}/analysis", headers={"X-Player-Token": token}, params=query)
+        if r.status_code != 503 or time.monotonic() > deadline:
+            break
+        assert error_of(r) == "warming_up" and int(r.headers["Retry-After"]) >= 1, r.text
+        assert "warming up the solver's kernels for" in r.json()["error"]["message"], r.text
+        time.sleep(0.5)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_analysis_of_a_large_board_proves_columns_or_says_unproved(api):
+    g = Geometry(8, 8)
+    # Near the end every column is proved: the scores are brute force's.
+    pos = quiet_position(g, g.cells - 8, random.Random(5))
+    state, token = _create(api, width=8, height=8, opponent="random")
+    gid = state["id"]  # the person is the side to move after the replay
+    r = api.post(f"/api/v1/games/{gid}/replay", headers={"X-Player-Token": token},
+                 json={"moves": [c + 1 for c in pos.moves], "engine_starts": pos.ply % 2 == 1})
+    assert r.status_code == 200, r.text
+    a = _analysis(api, gid, token, deadline_ms=60000)
+    want = [column_value(pos, c) if pos.can_play(c) else None for c in range(8)]
+    assert [c["score"] for c in a["columns"]] == want
+    assert a["unproved"] == [] and not any(c["unproved"] for c in a["columns"])
+    assert a["best"] == [c + 1 for c in range(8) if want[c] is not None and want[c] == max(x for x in want if x is not None)]
+    # Early on nothing is proved within 300 ms: every open column unproved, no score, no best.
+    early, token2 = _create(api, width=8, height=8, opponent="human")
+    assert play(api, early["id"], token2, 5).status_code == 200
+    a = _analysis(api, early["id"], token2, deadline_ms=300)
+    assert a["unproved"] == list(range(1, 9)) and a["best"] == []
+    assert all(c["score"] is None and c["verdict"] is None and c["unproved"] for c in a["columns"])
+    assert api.get(f"/api/v1/games/{early['id']}", headers={"X-Player-Token": token2}).json()["moves"] == [5]
     small, _ = _create(api, opponent="human")  # and 7x6 analysis still answers
-    assert api.get(f"/api/v1/games/{small['id']}/analysis").status_code == 200
+    r = api.get(f"/api/v1/games/{small['id']}/analysis")
+    assert r.status_code == 200 and r.json()["unproved"] == []
 
 
-def test_perfect_on_a_large_board_plays_the_engine_move_and_says_why(api):
-    state, token = _create(api, width=9, height=7, opponent="perfect", think_ms=200)
+def test_perfect_on_a_large_board_plays_a_proved_move_near_the_end(api):
+    g = Geometry(8, 8)
+    pos = quiet_position(g, g.cells - 9, random.Random(7))
+    # perfect is the side to move after the replay (its seat moves at this ply's parity)
+    game, tok = _create(api, width=8, height=8, opponent="perfect", think_ms=5000)
+    _analysis(api, game["id"], tok, deadline_ms=50)  # the 8x8 kernels compiled (the service starts them at start)
+    moves = [c + 1 for c in pos.moves]
+    r = api.post(f"/api/v1/games/{game['id']}/replay", headers={"X-Player-Token": tok},
+                 json={"moves": moves, "engine_starts": pos.ply % 2 == 0})
+    assert r.status_code == 200, r.text
+    after = _after_the_opponent(api, game["id"], tok, r)
+    search = after["last_search"]
+    assert search["source"] == "solver" and search["proven"] is True, search
+    child = Position.from_moves([m - 1 for m in after["moves"][:-1]], g)
+    best = max(column_value(child, c) for c in range(8) if child.can_play(c))
+    assert search["score"] == best == column_value(child, after["moves"][-1] - 1)
+
+
+def test_perfect_on_a_large_board_early_plays_the_engine_move_and_says_why(api):
+    warm, wtoken = _create(api, width=8, height=8, opponent="human")
+    _analysis(api, warm["id"], wtoken, deadline_ms=50)  # the 8x8 kernels compiled
+    state, token = _create(api, width=8, height=8, opponent="perfect", think_ms=200)
     after = _after_the_opponent(api, state["id"], token, play(api, state["id"], token, 5))
     search = after["last_search"]
     assert search["source"] == "engine_fallback" and search["proven"] is False, search
-    assert search["message"].startswith("perfect cannot prove a 9x7 board (solver: board 9x7 needs 72 bits"), search
+    assert search["message"] == "perfect could not prove this position in time: the engine's move was played", search
     assert len(after["moves"]) == 2

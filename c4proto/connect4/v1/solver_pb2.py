@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from c4proto.connect4.v1 import common_pb2 as connect4_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63onnect4/v1/solver.proto\x12\x0b\x63onnect4.v1\x1a\x18\x63onnect4/v1/common.proto\"o\n\x0cSolveRequest\x12\'\n\x08position\x18\x01 \x01(\x0b\x32\x15.connect4.v1.Position\x12\x0c\n\x04weak\x18\x02 \x01(\x08\x12\x13\n\x0bnode_budget\x18\x03 \x01(\x04\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x04 \x01(\r\"o\n\rSolveResponse\x12\r\n\x05score\x18\x01 \x01(\x05\x12\r\n\x05nodes\x18\x02 \x01(\x04\x12\x0e\n\x06proven\x18\x03 \x01(\x08\x12\x0e\n\x06source\x18\x04 \x01(\t\x12\x12\n\nelapsed_ms\x18\x05 \x01(\x01\x12\x0c\n\x04weak\x18\x06 \x01(\x08\"c\n\x0e\x41nalyzeRequest\x12\'\n\x08position\x18\x01 \x01(\x0b\x32\x15.connect4.v1.Position\x12\x13\n\x0bnode_budget\x18\x02 \x01(\x04\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x03 \x01(\r\";\n\x0b\x43olumnScore\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\r\x12\x12\n\x05score\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x08\n\x06_score\"o\n\x0f\x41nalyzeResponse\x12)\n\x07\x63olumns\x18\x01 \x03(\x0b\x32\x18.connect4.v1.ColumnScore\x12\r\n\x05nodes\x18\x02 \x01(\x04\x12\x0e\n\x06source\x18\x03 \x01(\t\x12\x12\n\nelapsed_ms\x18\x04 \x01(\x01\"O\n\x0f\x42\x65stMoveRequest\x12\'\n\x08position\x18\x01 \x01(\x0b\x32\x15.connect4.v1.Position\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x02 \x01(\r\"t\n\x10\x42\x65stMoveResponse\x12\x0e\n\x06proven\x18\x01 \x01(\x08\x12\x0e\n\x06\x63olumn\x18\x02 \x01(\r\x12\r\n\x05score\x18\x03 \x01(\x05\x12\r\n\x05nodes\x18\x04 \x01(\x04\x12\x0e\n\x06source\x18\x05 \x01(\t\x12\x12\n\nelapsed_ms\x18\x06 \x01(\x01\x32\xde\x01\n\rSolverService\x12>\n\x05Solve\x12\x19.connect4.v1.SolveRequest\x1a\x1a.connect4.v1.SolveResponse\x12\x44\n\x07\x41nalyze\x12\x1b.connect4.v1.AnalyzeRequest\x1a\x1c.connect4.v1.AnalyzeResponse\x12G\n\x08\x42\x65stMove\x12\x1c.connect4.v1.BestMoveRequest\x1a\x1d.connect4.v1.BestMoveResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63onnect4/v1/solver.proto\x12\x0b\x63onnect4.v1\x1a\x18\x63onnect4/v1/common.proto\"o\n\x0cSolveRequest\x12\'\n\x08position\x18\x01 \x01(\x0b\x32\x15.connect4.v1.Position\x12\x0c\n\x04weak\x18\x02 \x01(\x08\x12\x13\n\x0bnode_budget\x18\x03 \x01(\x04\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x04 \x01(\r\"o\n\rSolveResponse\x12\r\n\x05score\x18\x01 \x01(\x05\x12\r\n\x05nodes\x18\x02 \x01(\x04\x12\x0e\n\x06proven\x18\x03 \x01(\x08\x12\x0e\n\x06source\x18\x04 \x01(\t\x12\x12\n\nelapsed_ms\x18\x05 \x01(\x01\x12\x0c\n\x04weak\x18\x06 \x01(\x08\"c\n\x0e\x41nalyzeRequest\x12\'\n\x08position\x18\x01 \x01(\x0b\x32\x15.connect4.v1.Position\x12\x13\n\x0bnode_budget\x18\x02 \x01(\x04\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x03 \x01(\r\"M\n\x0b\x43olumnScore\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\r\x12\x12\n\x05score\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x10\n\x08unproved\x18\x03 \x01(\x08\x42\x08\n\x06_score\"o\n\x0f\x41nalyzeResponse\x12)\n\x07\x63olumns\x18\x01 \x03(\x0b\x32\x18.connect4.v1.ColumnScore\x12\r\n\x05nodes\x18\x02 \x01(\x04\x12\x0e\n\x06source\x18\x03 \x01(\t\x12\x12\n\nelapsed_ms\x18\x04 \x01(\x01\"O\n\x0f\x42\x65stMoveRequest\x12\'\n\x08position\x18\x01 \x01(\x0b\x32\x15.connect4.v1.Position\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x02 \x01(\r\"t\n\x10\x42\x65stMoveResponse\x12\x0e\n\x06proven\x18\x01 \x01(\x08\x12\x0e\n\x06\x63olumn\x18\x02 \x01(\r\x12\r\n\x05score\x18\x03 \x01(\x05\x12\r\n\x05nodes\x18\x04 \x01(\x04\x12\x0e\n\x06source\x18\x05 \x01(\t\x12\x12\n\nelapsed_ms\x18\x06 \x01(\x01\x32\xde\x01\n\rSolverService\x12>\n\x05Solve\x12\x19.connect4.v1.SolveRequest\x1a\x1a.connect4.v1.SolveResponse\x12\x44\n\x07\x41nalyze\x12\x1b.connect4.v1.AnalyzeRequest\x1a\x1c.connect4.v1.AnalyzeResponse\x12G\n\x08\x42\x65stMove\x12\x1c.connect4.v1.BestMoveRequest\x1a\x1d.connect4.v1.BestMoveResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,13 +39,13 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ANALYZEREQUEST']._serialized_start=293
   _globals['_ANALYZEREQUEST']._serialized_end=392
   _globals['_COLUMNSCORE']._serialized_start=394
-  _globals['_COLUMNSCORE']._serialized_end=453
-  _globals['_ANALYZERESPONSE']._serialized_start=455
-  _globals['_ANALYZERESPONSE']._serialized_end=566
-  _globals['_BESTMOVEREQUEST']._serialized_start=568
-  _globals['_BESTMOVEREQUEST']._serialized_end=647
-  _globals['_BESTMOVERESPONSE']._serialized_start=649
-  _globals['_BESTMOVERESPONSE']._serialized_end=765
-  _globals['_SOLVERSERVICE']._serialized_start=768
-  _globals['_SOLVERSERVICE']._serialized_end=990
+  _globals['_COLUMNSCORE']._serialized_end=471
+  _globals['_ANALYZERESPONSE']._serialized_start=473
+  _globals['_ANALYZERESPONSE']._serialized_end=584
+  _globals['_BESTMOVEREQUEST']._serialized_start=586
+  _globals['_BESTMOVEREQUEST']._serialized_end=665
+  _globals['_BESTMOVERESPONSE']._serialized_start=667
+  _globals['_BESTMOVERESPONSE']._serialized_end=783
+  _globals['_SOLVERSERVICE']._serialized_start=786
+  _globals['_SOLVERSERVICE']._serialized_end=1008
 # @@protoc_insertion_point(module_scope)

@@ -46,12 +46,14 @@ class AnalyzeRequest(_message.Message):
     def __init__(self, position: _Optional[_Union[_common_pb2.Position, _Mapping]] = ..., node_budget: _Optional[int] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
 
 class ColumnScore(_message.Message):
-    __slots__ = ("column", "score")
+    __slots__ = ("column", "score", "unproved")
     COLUMN_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
+    UNPROVED_FIELD_NUMBER: _ClassVar[int]
     column: int
     score: int
-    def __init__(self, column: _Optional[int] = ..., score: _Optional[int] = ...) -> None: ...
+    unproved: bool
+    def __init__(self, column: _Optional[int] = ..., score: _Optional[int] = ..., unproved: _Optional[bool] = ...) -> None: ...
 
 class AnalyzeResponse(_message.Message):
     __slots__ = ("columns", "nodes", "source", "elapsed_ms")

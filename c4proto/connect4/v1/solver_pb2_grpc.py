@@ -67,7 +67,10 @@ class SolverServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Analyze(self, request, context):
-        """The score of every column (none for a full column).
+        """The score of every column (none for a full column). On boards past 64
+        bits a column not proved within the deadline or node budget comes back
+        with unproved = true and no score; on the others any unproved column
+        makes it DEADLINE_EXCEEDED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
