@@ -721,6 +721,8 @@ const keyActions = {
     app.cursor = app.cursor === null ? at : ((at - 1 + d + w) % w) + 1;
     board.setCursor(app.cursor);
   },
+  pointAt: (col) => { app.cursor = col; board.setCursor(col); },
+  width: () => (app.st ? app.st.width : 7),
   dropCursor: () => { if (app.cursor) play(app.cursor); else keyActions.cursor(0); },
   newGame: () => newGame(),
   swap: () => { if (app.st?.status === "over" && app.seat) return rematch(true); settings.swapStarter(); newGame(); },
