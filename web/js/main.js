@@ -849,7 +849,9 @@ function fitBoard() {
   const top = el.getBoundingClientRect().top + window.scrollY;
   const bar = $("actions").getBoundingClientRect();
   const below = bar.top > el.getBoundingClientRect().top + 20 ? bar.height + 12 : 0;
-  el.style.setProperty("--avail", `${Math.max(160, window.innerHeight - top - 12 - below)}px`);
+  const note = $("gate-note"); // the guard note's room under the board
+  const under = note.offsetHeight + parseFloat(getComputedStyle(note).marginTop);
+  el.style.setProperty("--avail", `${Math.max(160, window.innerHeight - top - 12 - below - under)}px`);
   el.style.setProperty("--roww", `${el.closest(".board-row").clientWidth}px`);
 }
 
@@ -917,8 +919,8 @@ let settleGen = 0;
 function renderGateNote(following) {
   const note = $("gate-note");
   const o = app.st.override;
-  note.hidden = !(following && o);
-  if (note.hidden) return;
+  note.classList.toggle("shown", !!(following && o)); // its room is always kept (style.css)
+  if (!(following && o)) { note.textContent = ""; return; }
   const letter = (c) => String.fromCharCode(96 + c);
   const who = o.color === app.seat ? "you" : o.color;
   const reasons = o.failed.map((f) => f.reason).join("; ");
