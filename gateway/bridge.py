@@ -6,7 +6,8 @@ Connect4-rs every connection plays the listener's one shared game, the
 ``move`` plays in it, ``new`` starts the table's next game keeping its hints,
 think time and opponent. ``attach`` (a game id and its token, or an invite)
 seats this connection in a private game instead, as does ``new`` with
-``opponent: "human"`` or ``table: false``.
+``opponent: "human"`` or ``table: false``. ``guard`` switches the gate on
+this connection's seat (:mod:`gateway.guarding`; the table's ``new`` keeps it).
 
 What a line means (strict JSON, field types, error texts) is
 :mod:`gateway.bridge_protocol`; the reply's fields are Connect4-rs's
