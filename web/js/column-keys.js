@@ -17,11 +17,11 @@ export class ColumnKeys {
 
   get waiting() { return this.timer !== null; }
 
-  /** One digit key (0..9). */
+  /** One digit key (0..9); false when it meant nothing (a 0 alone is no column). */
   digit(d) {
     if (this.waiting) {
       this.cancel();
-      if (10 + d <= this.a.width()) return this.a.play(10 + d);
+      if (10 + d <= this.a.width()) { this.a.play(10 + d); return true; }
       this.a.play(1); // "1" "9" on 12 columns: column 1, then the 9 on its own
     }
     if (d === 1 && this.a.width() >= 10) {
@@ -30,7 +30,8 @@ export class ColumnKeys {
         this.timer = null;
         if (this.a.mayPlay()) this.a.play(1);
       }, WAIT_MS);
-    } else if (d > 0) this.a.play(d); // 0 alone is no column
+    } else if (d > 0) this.a.play(d);
+    return d > 0;
   }
 
   /** Enter while a "1" waits: column 1 now. False when nothing waits. */

@@ -53,7 +53,7 @@ export function bindKeys(actions) {
     if (typing) return;
     if (t && t.tagName === "INPUT" && t.type === "range" && ev.key.startsWith("Arrow")) return; // the slider's own keys
     let done = true;
-    if (/^[0-9]$/.test(k)) columns.digit(Number(k));
+    if (/^[0-9]$/.test(k)) done = columns.digit(Number(k));
     else if (/^[a-g]$/.test(k)) actions.column(k.charCodeAt(0) - 96);
     else if (k === "ArrowLeft") actions.cursor(-1);
     else if (k === "ArrowRight") actions.cursor(1);
