@@ -6,7 +6,8 @@ Connect4-rs every connection plays the listener's one shared game, the
 ``move`` plays in it, ``new`` starts the table's next game keeping its hints,
 think time and opponent. ``attach`` (a game id and its token, or an invite)
 seats this connection in a private game instead, as does ``new`` with
-``opponent: "human"`` or ``table: false``.
+``opponent: "human"`` or ``table: false``. ``guard`` switches the gate on
+this connection's seat (:mod:`gateway.guarding`; the table's ``new`` keeps it).
 
 What a line means (strict JSON, field types, error texts) is
 :mod:`gateway.bridge_protocol`; the reply's fields are Connect4-rs's
@@ -44,6 +45,7 @@ log = logging.getLogger(__name__)
 MAX_LINE = 1 << 20
 LINE_TOO_LONG = {"error": f"bad json: line too long (over {MAX_LINE} bytes); it was skipped"}
 NO_MISTAKE = "no engine mistake found - the opponent won on merit (or the engine was lost from the start)"
+GUARD_NEEDS = "guard needs \"on\": true or false (a JSON boolean); the guard is unchanged"
 ILLEGAL_CODES = ("full_column", "game_over", "not_your_turn", "illegal_column")
 
 
@@ -104,13 +106,18 @@ class Session:
             out["game_url"] = model.watch_url(self.games.settings.public_url, doc.id)
         if doc.message and doc.result is None:
             out["note"] = doc.message  # the opponent's own words about its last move
+        out["guarded"] = doc.seats[human].guarded  # the gate checks this seat's moves
+        if doc.override:  # the gate replaced the last move of a person (gateway.guarding)
+            out["override"] = doc.override
         return out
 
     async def reply_now(self) -> dict[str, Any]:
         found = await self.game(create=False)
         if found is None:
-            out = rs_format.empty_state(self.table.hints(await self.table.record()))
+            record = await self.table.record()
+            out = rs_format.empty_state(self.table.hints(record))
             out["watch_url"] = self.table.url
+            out["guarded"] = self.table.guarded(record)
             return out
         return self.reply(*found)
 
@@ -183,6 +190,17 @@ class Session:
                 await self.games.set_hints(self.private[0], self.private[1], on)
             else:
                 await self.table.set_hints(on)
+        return await self.reply_now()
+
+    async def cmd_guard(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """The gate on or off for this connection's seat (the table's: kept by ``new``)."""
+        on = rs.as_bool(msg, "on")
+        if on is None:
+            raise BridgeError(GUARD_NEEDS)
+        if self.private:
+            await self.games.set_guarded(self.private[0], self.private[1], on)
+        else:
+            await self.table.set_guarded(on)
         return await self.reply_now()
 
     async def cmd_replay(self, msg: dict[str, Any]) -> dict[str, Any]:
@@ -263,6 +281,7 @@ COMMANDS: dict[str, Callable[[Session, dict[str, Any]], Awaitable[dict[str, Any]
     "move": Session.cmd_move,
     "new": Session.cmd_new,
     "hints": Session.cmd_hints,
+    "guard": Session.cmd_guard,
     "replay": Session.cmd_replay,
     "attach": Session.cmd_attach,
     "learn": Session.cmd_learn,

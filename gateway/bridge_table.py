@@ -4,7 +4,7 @@ game, and a watcher follows it at one fixed URL (``/tables/{name}``).
 
 The table's record in Redis (:meth:`Store.table_get`) holds its current game's
 id, the seat token sealed with the deployment's secret, and the table's
-settings that ``new`` keeps (hints, think time, opponent). Nothing is stored
+settings that ``new`` keeps (hints, guard, think time, opponent). Nothing is stored
 before the first command that changes something: ``state`` of an empty table
 answers Connect4-rs's fresh game without making one.
 """
@@ -113,11 +113,21 @@ class Table:
         if found:
             await self.games.set_hints(found[0].id, found[1], on)
 
+    def guarded(self, record: dict[str, str]) -> bool:
+        return record.get("guarded") == "1"
+
+    async def set_guarded(self, on: bool) -> None:
+        """The gate on or off for the table's seat: its game now and the games ``new`` makes."""
+        await self.store.table_set(self.name, guarded="1" if on else "0")
+        found = await self.current()
+        if found:
+            await self.games.set_guarded(found[0].id, found[1], on)
+
     async def _create(self, record: dict[str, str], engine_starts: bool, client: str) -> dict[str, Any]:
         return await self.games.create(
             opponent=record.get("opponent") or self.settings.bridge_opponent, engine_starts=engine_starts,
             think_ms=int(record.get("think_ms") or 0), hints=self.hints(record), player="llm",
-            allow_analysis=True, wait=False, client=client)
+            allow_analysis=True, wait=False, client=client, guarded=self.guarded(record))
 
 
 def human_of(doc: Game, token: str) -> str:

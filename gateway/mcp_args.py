@@ -20,6 +20,8 @@ GameName = Annotated[str, Field(strict=True, min_length=1, max_length=64, patter
                                 description="your name for the game (1-64 letters, digits, '_', '.', '-'); "
                                             "names are yours alone: other clients never see them")]
 Flag = StrictBool
+HintsOn = Annotated[Flag, Field(description="true: hints in every result")]
+GuardOn = Annotated[Flag, Field(description="true: the gate checks your moves")]
 ThinkMs = Annotated[int, Field(strict=True, ge=0, le=60000,
                                description="the opponent program's think time per move in ms: 50..60000, "
                                            "or 0 for its own default")]

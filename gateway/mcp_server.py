@@ -213,6 +213,15 @@ def build_mcp() -> Connect4MCP:
             MCP_CALLS.labels(tool, exc.code).inc()
             return await failed(caller, exc, name)
 
+    async def change(tool: str, ctx: Context[Any, Any], name: str, action: Callable[[Game, str], Awaitable[object]],
+                     create: bool = True) -> CallToolResult:
+        """Resolve the caller's game `name`, run `action(doc, token)` on it, answer with the game as it is now."""
+        async def body(caller: Caller) -> CallToolResult:
+            doc, token, seat = await named(caller, name, create=create)
+            await action(doc, token)
+            return result(caller, await gateway().store.load(doc.id), seat, name)
+        return await run(tool, ctx, name, body)
+
     @mcp.tool(title="New game", annotations=MOVE,
               description="Start a new game under the name `game` (replacing the one you had under that name), "
                           "on a 7x6 board with 4 in a row unless width, height (1..16) and k "
@@ -316,15 +325,8 @@ def build_mcp() -> Connect4MCP:
     @mcp.tool(title="Hints on or off", annotations=SETTING,
               description="Turn tactical hints on or off: columns that win now, must be blocked, or lose at once, "
                           "and each column's next free row.")
-    async def connect4_hints(
-        ctx: Context[Any, Any], on: Annotated[args.Flag, Field(description="true: hints in every result")],
-        game: args.GameName = "default",
-    ) -> GameOut:
-        async def body(caller: Caller) -> CallToolResult:
-            doc, token, seat = await named(caller, game, create=True)
-            await gateway().set_hints(doc.id, token, on)
-            return result(caller, await gateway().store.load(doc.id), seat, game)
-        return await run("connect4_hints", ctx, game, body)
+    async def connect4_hints(ctx: Context[Any, Any], on: args.HintsOn, game: args.GameName = "default") -> GameOut:
+        return await change("connect4_hints", ctx, game, lambda doc, token: gateway().set_hints(doc.id, token, on))
 
     @mcp.tool(title="Guard my moves", annotations=SETTING,
               description="Turn the gate on or off for your moves: each move is checked (takes_win: take a win "
@@ -332,15 +334,8 @@ def build_mcp() -> Connect4MCP:
                           "not play right under its winning cell; no_loss_in_two: no reply leaves you lost) and "
                           "one that fails is replaced by the gate's choice; the result's override says which "
                           "checks failed and why.")
-    async def connect4_guard(
-        ctx: Context[Any, Any], on: Annotated[args.Flag, Field(description="true: the gate checks your moves")],
-        game: args.GameName = "default",
-    ) -> GameOut:
-        async def body(caller: Caller) -> CallToolResult:
-            doc, token, seat = await named(caller, game, create=True)
-            await gateway().set_guarded(doc.id, token, on)
-            return result(caller, await gateway().store.load(doc.id), seat, game)
-        return await run("connect4_guard", ctx, game, body)
+    async def connect4_guard(ctx: Context[Any, Any], on: args.GuardOn, game: args.GameName = "default") -> GameOut:
+        return await change("connect4_guard", ctx, game, lambda doc, token: gateway().set_guarded(doc.id, token, on))
 
     @mcp.tool(title="Analyze the position", annotations=READ,
               description="Each column's exact score from the solver for the side to move (allowed by default in "
@@ -359,11 +354,7 @@ def build_mcp() -> Connect4MCP:
     @mcp.tool(title="Take back", annotations=ENDING,
               description="Take back your last move (and the opponent program's reply to it).")
     async def connect4_undo(ctx: Context[Any, Any], game: args.GameName = "default") -> GameOut:
-        async def body(caller: Caller) -> CallToolResult:
-            doc, token, seat = await named(caller, game, create=False)
-            await gateway().undo(doc.id, token)
-            return result(caller, await gateway().store.load(doc.id), seat, game)
-        return await run("connect4_undo", ctx, game, body)
+        return await change("connect4_undo", ctx, game, lambda doc, token: gateway().undo(doc.id, token), create=False)
 
     @mcp.tool(title="Resign", annotations=ENDING,
               description="Give up this game: the opponent wins.")

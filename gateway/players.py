@@ -68,10 +68,23 @@ def check_spec(spec: str, players: list[PlayerInfo]) -> None:
         known = ", ".join(p.spec for p in players)
         raise GameError("bad_request", f"unknown opponent {spec!r}; known: {known}, perfect, human")
     lo, hi = kin[0].param_min, kin[0].param_max
+    named = [p.spec for p in kin if ":" in p.spec]
+    if not hi and named:  # a family whose part after the colon names a player, not a number
+        raise GameError("bad_request", _names_its_opponent(spec, family, named))
     if not hi:
         raise GameError("bad_request", f"opponent {spec!r}: {family} takes no ':' part")
     if not sep or not (arg.isascii() and arg.isdigit()) or not lo <= int(arg) <= hi:
         raise GameError("bad_request", f"opponent {spec!r}: {family}:N needs a whole number N in {lo}..{hi}")
+
+
+def _names_its_opponent(spec: str, family: str, named: list[str]) -> str:
+    """The error of a spec such as a bare ``clairvoyant``: this family's player plays
+    knowing the policy of the player named after its colon, so a game names it."""
+    offered = " or ".join(named)
+    if ":" not in spec:
+        return (f"opponent {spec!r}: {family} needs the player whose policy it knows named after a colon, "
+                f"e.g. {named[0]} (offered here: {offered})")
+    return f"opponent {spec!r}: offered here is {offered} ({family} knowing the policy of the player after the colon)"
 
 
 def think_ms_of(spec: str, budget_ms: int, players: list[PlayerInfo] | None) -> int:

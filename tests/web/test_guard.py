@@ -1,11 +1,17 @@
 """The page's "guard my moves" switch, in Debian's Chromium against the real
 stack: a move into a trap is replaced by the gate's choice, the rejected
 column is drawn amber and the played one green, the reasons are in words;
-switched off, the same trap is played as clicked."""
+switched off, the same trap is played as clicked; the note's room is kept, so
+showing it moves nothing."""
 
 from __future__ import annotations
 
-from tests.web.helpers import discs, expected_discs, game_state, my_turn, seat_position, shot, wait_ply
+import pytest
+
+from tests.web.helpers import (
+    discs, expected_discs, game_state, layout_shifts, my_turn, seat_position, settled, shot, wait_ply,
+    watch_layout_shifts,
+)
 
 # Red to move; yellow's c1 a2 b2 c2 make d2 its winning cell, right over the empty d1.
 RED_TRAP = [7, 3, 1, 1, 2, 2, 7, 3]
@@ -22,7 +28,7 @@ def test_guard_my_moves_overrides_a_trap_and_says_why(page, stack):
     assert game_state(page)["seats"]["red"]["guarded"] is True
     page.click("#board .hit[data-col='4']")
     wait_ply(page, 9)
-    page.wait_for_selector("#gate-note:not([hidden])")
+    page.wait_for_selector("#gate-note", state="visible")
     st = game_state(page)
     assert st["moves"] == RED_TRAP + [3] and st["override"]["proposed"] == 4
     page.wait_for_function("document.querySelectorAll('#board .discs .disc').length === 9")
@@ -58,3 +64,43 @@ def test_guard_my_moves_overrides_a_trap_and_says_why(page, stack):
     page.click("#board .hit[data-col='1']")
     wait_ply(page, 11)
     assert game_state(page)["moves"][-1] == 1 and game_state(page)["override"] is None
+
+
+@pytest.mark.parametrize("viewport", [(1280, 860), (390, 844)], ids=["desktop", "phone"])
+def test_the_guard_note_moves_nothing(page, stack, viewport):
+    """Its room under the board is kept while it is empty: the switch, the note
+    shown and gone again shift no part of the page, and the buttons stay put."""
+    page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
+    seat = seat_position(stack, page.context, RED_TRAP, opponent="human")
+    page.goto("/")
+    with stack.http() as http:  # the other player joins first (its invite row goes from the side panel)
+        yellow = http.post(f"/api/v1/games/{seat['id']}/join", json={"invite": seat["invite"]}).json()["token"]
+    page.wait_for_selector("#invite-row", state="hidden")
+    my_turn(page)
+    settled(page)
+    bar = page.locator("#actions").bounding_box()
+    note = page.locator("#gate-note")
+    assert not note.is_visible() and note.inner_text() == ""
+    watch_layout_shifts(page)
+    page.click("#guard")
+    page.wait_for_function("document.querySelector('#guard').getAttribute('aria-pressed') === 'true'")
+    page.click("#board .hit[data-col='4']")
+    wait_ply(page, 9)
+    page.wait_for_selector("#gate-note", state="visible")
+    assert note.inner_text().startswith("Guard: you proposed d, the gate played c")
+    box, board = note.bounding_box(), page.locator("#board").bounding_box()
+    assert box["y"] >= board["y"] + board["height"] and box["y"] + box["height"] <= bar["y"], (board, box, bar)
+    # the whole note can be read: it fits its room or scrolls inside it
+    assert page.evaluate("(n => n.scrollHeight <= n.clientHeight || getComputedStyle(n).overflowY === 'auto')"
+                         "(document.querySelector('#gate-note'))")
+    settled(page)
+    shot(page, f"guard_note_{viewport[0]}", full=False)
+    with stack.http() as http:  # the other player's move: the note goes
+        moved = http.post(f"/api/v1/games/{seat['id']}/moves", json={"column": 6}, headers={"X-Player-Token": yellow})
+        assert moved.status_code == 200, moved.text
+    wait_ply(page, 10)
+    page.wait_for_selector("#gate-note", state="hidden")
+    settled(page)
+    assert page.locator("#actions").bounding_box() == bar
+    shifts = layout_shifts(page)
+    assert sum(s["value"] for s in shifts) == 0, shifts

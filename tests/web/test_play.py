@@ -332,7 +332,7 @@ def test_a_16x16_board_plays_and_fits_a_phone(page):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     label = page.locator("#board .col-labels text").last.bounding_box()
     assert label["height"] >= 9, label  # column numbers grow with the board: readable at 16 columns
-    page.locator("#board .hit").nth(15).click()  # column 16: no key reaches it, a tap does
+    page.locator("#board .hit").nth(15).click()  # column 16 by a tap (keys: tests/web/test_wide_keys.py)
     wait_ply(page, 2)
     assert game_state(page)["moves"][0] == 16
     shot(page, "board_16x16_phone")

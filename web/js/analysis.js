@@ -2,12 +2,23 @@
 // (GET /games/{id}/analysis?ply=N), cached by position, and each move's
 // verdict: where the theoretical value changed (win -> draw, win -> loss,
 // draw -> loss). Analyses are fetched one at a time so a long game does not
-// flood the solver.
+// flood the solver. What is not proven is said, never guessed: a playable
+// column without a score is unknown, and a board the gateway does not analyse
+// (422 analysis_unavailable) is asked about once.
 
 import { api } from "./api.js";
+import { Game } from "./game.js";
 
-const cache = new Map(); // position key -> {scores: {col: score|null}, best, source}
+const cache = new Map(); // position key -> {scores: {col: score|null}, unknown: [col], best, source}
+const unavailable = new Map(); // board size -> the gateway's error (analysis_unavailable)
 let historyAnalysis = null; // does the gateway analyse earlier positions (?ply=N)? null = not known yet
+
+const sizeKey = (state) => `${state.width}x${state.height}k${state.k}`;
+
+/** The gateway's analysis_unavailable error for this board, once it has said so, else null. */
+export function unavailableOn(state) {
+  return unavailable.get(sizeKey(state)) || null;
+}
 
 export function positionKey(state, ply) {
   return `${state.width}x${state.height}k${state.k}:${state.moves.slice(0, ply).join(",")}`;
@@ -26,7 +37,15 @@ export async function analyse(state, ply, deadlineMs = undefined, signal = null)
   if (hit) return hit;
   const current = ply === state.moves.length;
   if (!current && historyAnalysis === false) throw noHistory();
-  const reply = await api.analysis(state.id, current ? undefined : ply, deadlineMs, signal);
+  const refused = unavailableOn(state);
+  if (refused) throw refused;
+  let reply;
+  try {
+    reply = await api.analysis(state.id, current ? undefined : ply, deadlineMs, signal);
+  } catch (err) {
+    if (err.code === "analysis_unavailable") unavailable.set(sizeKey(state), err);
+    throw err;
+  }
   // A gateway that ignores ?ply answers for the current position: only trust
   // it when it names the ply it analysed or the ply is the current one.
   if (reply.ply !== undefined) historyAnalysis = true;
@@ -36,7 +55,10 @@ export async function analyse(state, ply, deadlineMs = undefined, signal = null)
   }
   const scores = {};
   for (const c of reply.columns || []) scores[c.column] = c.score ?? null;
-  const out = { scores, best: reply.best || [], nodes: reply.nodes, source: reply.source, elapsed_ms: reply.elapsed_ms };
+  const game = Game.from(state, ply);
+  const unknown = []; // playable columns the solver did not prove (a full column has no score either)
+  for (let c = 1; c <= game.width && !game.isOver; c++) if (game.canPlay(c) && (scores[c] ?? null) === null) unknown.push(c);
+  const out = { scores, unknown, best: reply.best || [], nodes: reply.nodes, source: reply.source, elapsed_ms: reply.elapsed_ms };
   cache.set(key, out);
   return out;
 }
@@ -54,12 +76,21 @@ export function moveVerdict(state, i) {
   const a = cached(state, i);
   if (!a) return null;
   const played = a.scores[state.moves[i]];
-  const values = Object.values(a.scores).filter((s) => s !== null && s !== undefined);
-  if (played === null || played === undefined || !values.length) return null;
-  const best = Math.max(...values);
+  const best = provenBest(a);
+  if (played === null || played === undefined || best === null) return null;
   const kind = (s) => (s > 0 ? "win" : s < 0 ? "loss" : "draw");
   const before = kind(best), after = kind(played);
   return { before, after, played, best, change: before !== after ? `${before} → ${after}` : null };
+}
+
+/** The best score of an analysis when it is proven: every playable column
+ * scored, or a proven win (nothing beats winning; how soon may differ when some
+ * column is unknown). Null when an unknown column could be better. */
+export function provenBest(a) {
+  const values = Object.values(a.scores || {}).filter((s) => s !== null && s !== undefined);
+  if (!values.length) return null;
+  const best = Math.max(...values);
+  return (a.unknown || []).length && best <= 0 ? null : best;
 }
 
 /** Fills the cache for every position of a game, calling back after each. */

@@ -5,6 +5,7 @@
 // strip per column for the mouse and touch.
 
 import { verdict, verdictText, signed } from "./format.js";
+import { provenBest } from "./analysis.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const CELL = 100;
@@ -287,14 +288,17 @@ export class BoardView {
     if (sol.loading || sol.error) {
       const t = el("text", { class: "sol-loading", x: (game.width * CELL) / 2, y: TOP / 2 + 8 }, layer);
       // the whole message is in the status details; the board says it short
-      t.textContent = sol.loading ? `solving…${sol.seconds ? ` ${sol.seconds} s` : ""}` : sol.cancelled ? "solving cancelled" : "not proven: see above";
+      t.textContent = sol.loading ? `solving…${sol.seconds ? ` ${sol.seconds} s` : ""}`
+        : sol.cancelled ? "solving cancelled" : sol.unavailable ? "no analysis on this board" : "not proven: see above";
       return;
     }
     const scores = sol.scores || {};
-    const values = Object.values(scores).filter((v) => v !== null && v !== undefined);
-    const best = values.length ? Math.max(...values) : null;
+    const unknown = sol.unknown || [];
+    // the star marks the best move only when every playable column is proven
+    const best = unknown.length ? null : provenBest(sol);
     for (let c = 1; c <= game.width; c++) {
       const s = scores[c];
+      if (unknown.includes(c)) { this.drawUnknown(layer, c); continue; }
       if (s === null || s === undefined) continue;
       const v = verdict(s, game.ply, game.width, game.height);
       const x = (c - 0.5) * CELL;
@@ -308,6 +312,16 @@ export class BoardView {
       const title = el("title", {}, g);
       title.textContent = `Column ${c}: ${verdictText(v)} (score ${signed(s)})${s === best ? ", the best move" : ""}`;
     }
+  }
+
+  /** A playable column the solver did not prove: "?", said, never guessed. */
+  drawUnknown(layer, c) {
+    const x = (c - 0.5) * CELL;
+    const g = el("g", { class: "sol unknown", "data-col": c }, layer);
+    el("rect", { class: "sol-bg", x: x - 46, y: 4, width: 92, height: TOP - 10, rx: 10 }, g);
+    el("text", { class: "sol-score", x, y: 34 }, g).textContent = "?";
+    el("text", { class: "sol-text", x, y: 56 }, g).textContent = "unknown";
+    el("title", {}, g).textContent = `Column ${c}: not proven (the solver could not decide it)`;
   }
 
   drawGhost() {

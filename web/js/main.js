@@ -8,7 +8,7 @@ import { BoardView } from "./board.js";
 import { Game } from "./game.js";
 import { Live } from "./live.js";
 import { Settings } from "./settings.js";
-import { analyse, cached, positionKey, GameAnalyser, firstMistake } from "./analysis.js";
+import { analyse, cached, positionKey, GameAnalyser, firstMistake, unavailableOn } from "./analysis.js";
 import { bindKeys, KEYS } from "./keyboard.js";
 import { seconds } from "./format.js";
 import { showAlert, clearAlert, alertKind, copyText } from "./ui.js";
@@ -587,6 +587,7 @@ async function refreshSolution() {
   } catch (err) {
     if (app.solutionData?.key !== key) return;
     if (err.code === "cancelled") { app.solutionData = { key, cancelled: true, error: "solving cancelled: press X twice to try again" }; render(false); return; }
+    if (err.code === "analysis_unavailable") { app.solutionData = { key, unavailable: true, error: unavailableText(st) }; render(false); return; }
     const text = err.code === "timeout" ? unprovenText(game) : err.message;
     app.solutionData = { key, error: text };
     render(false);
@@ -619,6 +620,11 @@ function unprovenText(game) {
   return `the solver could not prove this position within ${SOLVE_DEADLINE_MS / 1000} s (the first moves of a big board take it minutes); ${proven} The scores come a few moves later.`;
 }
 
+/** The gateway does not analyse this board (422 analysis_unavailable): said once, plainly. */
+function unavailableText(st) {
+  return `no exact analysis on a ${st.width} × ${st.height} board: the solver cannot prove a board this large. Hints and play work as usual.`;
+}
+
 function startVerdicts() {
   const st = app.st;
   if (!st || !st.moves.length) return;
@@ -638,6 +644,7 @@ function startVerdicts() {
     renderMoves();
   }, (err, at) => {
     if (!current()) return;
+    if (err && err.code === "analysis_unavailable") { app.analysisNote = "no solver verdicts on this board"; renderMoves(); return; }
     if (err && err.code !== "no_history_analysis") app.unprovenUpTo = at + 1;
     if (!err) app.analysisNote = "solver verdicts";
     else if (err.code === "no_history_analysis") app.analysisNote = `${err.message}${done ? ` (${done} seen with Show solution on)` : ""}`;
@@ -674,6 +681,7 @@ function jumpToMistake() {
     else if (u) showAlert(`The first mistake the solver proved is move ${i + 1}.${unproven}`, "info", 6000);
     return;
   }
+  if (unavailableOn(st)) { showAlert(`No mistakes to find: ${unavailableText(st)}`, "info", 6000); return; }
   if (!app.verdicts) { startVerdicts(); showAlert("Analysing the game: press M again when the verdicts are in.", "info", 4000); return; }
   if (app.analysisNote.startsWith("solving")) showAlert("No mistake found yet (the solver is still working).", "info", 4000);
   else if (u) showAlert(`No mistake from move ${u + 1} on.${unproven}`, "info", 6000);
@@ -721,6 +729,8 @@ const keyActions = {
     app.cursor = app.cursor === null ? at : ((at - 1 + d + w) % w) + 1;
     board.setCursor(app.cursor);
   },
+  pointAt: (col) => { app.cursor = col; board.setCursor(col); },
+  width: () => (app.st ? app.st.width : 7),
   dropCursor: () => { if (app.cursor) play(app.cursor); else keyActions.cursor(0); },
   newGame: () => newGame(),
   swap: () => { if (app.st?.status === "over" && app.seat) return rematch(true); settings.swapStarter(); newGame(); },
@@ -847,7 +857,9 @@ function fitBoard() {
   const top = el.getBoundingClientRect().top + window.scrollY;
   const bar = $("actions").getBoundingClientRect();
   const below = bar.top > el.getBoundingClientRect().top + 20 ? bar.height + 12 : 0;
-  el.style.setProperty("--avail", `${Math.max(160, window.innerHeight - top - 12 - below)}px`);
+  const note = $("gate-note"); // the guard note's room under the board
+  const under = note.offsetHeight + parseFloat(getComputedStyle(note).marginTop);
+  el.style.setProperty("--avail", `${Math.max(160, window.innerHeight - top - 12 - below - under)}px`);
   el.style.setProperty("--roww", `${el.closest(".board-row").clientWidth}px`);
 }
 
@@ -890,7 +902,7 @@ function render(animate) {
   let winLine = null;
   if (following && st.status === "over" && st.winning_cells && st.winning_cells.length) winLine = st.winning_cells;
   const prompt = following && myTurn && game.ply < 2
-    ? (st.width >= 6 ? `your move: click a column or press 1–${Math.min(9, st.width)}` : "your move") : null;
+    ? (st.width >= 6 ? `your move: click a column or press 1–${st.width}` : "your move") : null;
   // the gate's override of the last person's move: rejected column amber, the played one green
   const override = following && app.pending === null && st.override && st.override.overridden ? st.override : null;
   const before = board.landsAt;
@@ -915,8 +927,8 @@ let settleGen = 0;
 function renderGateNote(following) {
   const note = $("gate-note");
   const o = app.st.override;
-  note.hidden = !(following && o);
-  if (note.hidden) return;
+  note.classList.toggle("shown", !!(following && o)); // its room is always kept (style.css)
+  if (!(following && o)) { note.textContent = ""; return; }
   const letter = (c) => String.fromCharCode(96 + c);
   const who = o.color === app.seat ? "you" : o.color;
   const reasons = o.failed.map((f) => f.reason).join("; ");

@@ -2,7 +2,7 @@
 // main.js): the status and detail lines, the eval bar, the moves panel and
 // the share panel. Nothing here changes the game.
 
-import { moveVerdict, firstMistake } from "./analysis.js";
+import { moveVerdict, firstMistake, provenBest } from "./analysis.js";
 import { signed, count, millis, seconds, engineScore, verdict } from "./format.js";
 import { alertKind } from "./ui.js";
 import { stripLearned } from "./learned-bars.js";
@@ -56,11 +56,11 @@ export function knownValue(app) {
   const toMove = st.ply % 2 === 0 ? "red" : "yellow";
   const other = toMove === "red" ? "yellow" : "red";
   const sol = app.solutionData;
-  const scores = sol && sol.scores && sol.key === positionKey(st, st.ply) ? Object.values(sol.scores).filter((v) => v !== null && v !== undefined) : [];
-  if (scores.length) { // the solver answers for every playable column or not at all
-    const best = Math.max(...scores);
+  const best = sol && sol.scores && sol.key === positionKey(st, st.ply) ? provenBest(sol) : null;
+  if (best !== null) { // every playable column proven, or a proven win (how soon unknown while a column is)
     const v = verdict(best, st.ply, st.width, st.height);
-    return { winner: v.kind === "draw" ? null : v.kind === "win" ? toMove : other, n: v.n, from: "the solver" };
+    const exact = !(sol.unknown || []).length;
+    return { winner: v.kind === "draw" ? null : v.kind === "win" ? toMove : other, n: exact ? v.n : null, from: "the solver" };
   }
   const ls = st.last_search;
   if (ls && ls.outcome && ls.outcome !== "unknown" && (ls.book || ls.proven) && st.status !== "thinking") {
@@ -94,6 +94,12 @@ const ordinal = (n) => `${n}${n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 ===
 function redSide(st, score) {
   const mover = ["red", "yellow"].find((c) => st.seats[c]?.kind === "opponent") || (st.last_move ? st.last_move.color : "red");
   return (mover === "red" ? 1 : -1) * score;
+}
+
+/** "column 3 is not proven (?); the others are exact." */
+export function unknownText(cols) {
+  const which = cols.length === 1 ? `column ${cols[0]} is` : `columns ${cols.join(", ")} are`;
+  return `${which} not proven (?); the others are exact.`;
 }
 
 /** The status line (whose turn, thinking, result, the gateway's message) and
@@ -176,6 +182,7 @@ export function renderStatus(app, note = "") {
   if (known && !(p && st.status === "thinking")) d = `${esc(knownSource(app, known))}${d ? " " + d : ""}`;
   if (app.solution && app.solutionData?.error) d = `Solver: ${esc(app.solutionData.error)}${d ? " — " + d : ""}`;
   else if (app.solution && app.solutionData?.loading) d = `Solving this position… ${app.solutionData.seconds || 0} s (Cancel stops it).${d ? " " + d : ""}`;
+  else if (app.solution && app.solutionData?.unknown?.length) d = `Solver: ${unknownText(app.solutionData.unknown)}${d ? " — " + d : ""}`;
   if (note) d = `${esc(note)}${d ? " — " + d : ""}`;
   detail.innerHTML = d;
   detail.title = detail.textContent; // the line is cut to its height; the whole text on hover
