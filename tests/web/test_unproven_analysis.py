@@ -1,53 +1,44 @@
-"""What the page shows of analysis it does not get: a board the gateway does not
-analyse (422 ``analysis_unavailable``, a 9 x 7 board against the real stack) is
-one plain message in the solution strip and the detail line, asked once, with
-no alert and no layout shift; a playable column that comes back without a score
-is drawn "?" (unknown), never guessed, and no value or mistake is claimed from
-a position an unknown column could change."""
+"""What the page shows of analysis the solver cannot finish: on a large board
+against the real stack (a 9 x 7 board at its second move: the wide solver proves no column
+within the deadline) the solver's first use of the size is said and asked again
+by itself, then every playable column is drawn "?" (unknown), never guessed,
+with no alert and no layout shift; a playable column that comes back without a
+score is drawn "?" and no value or mistake is claimed from a position an unknown
+column could change."""
 
 from __future__ import annotations
 
 from tests.web.helpers import (
-    game_state, layout_shifts, my_turn, seat_position, settled, shot, wait_ply, watch_layout_shifts,
+    game_state, layout_shifts, my_turn, seat_position, settled, shot, watch_layout_shifts,
 )
 
-UNAVAILABLE = ("Solver: no exact analysis on a 9 × 7 board: the solver cannot prove a board this large. "
-               "Hints and play work as usual.")
+NOTHING_PROVEN = ("Solver: no column is proven yet (?): early positions of a big board take the solver longer. "
+                  "The scores come a few moves later.")
 
 
 def strip(page) -> list[str]:
     return page.evaluate("[...document.querySelectorAll('#board .solution text')].map(t => t.textContent)")
 
 
-def test_a_board_the_gateway_does_not_analyse(page, stack):
-    seat_position(stack, page.context, [5, 5, 4, 4], opponent="human", width=9, height=7)
-    asked = []
-    page.on("request", lambda r: "/api/v1/games/" in r.url and "/analysis" in r.url and asked.append(r.url))
+def test_a_large_board_the_solver_cannot_prove_yet(page, stack):
+    seat_position(stack, page.context, [5, 5], opponent="human", width=9, height=7)
     page.goto("/")
     my_turn(page)
     settled(page)
     eval_before = page.evaluate("document.querySelector('.eval-col').style.visibility")
     watch_layout_shifts(page)
     page.keyboard.press("x")
-    page.wait_for_function("document.querySelector('#detail').textContent.startsWith('Solver:')")
-    assert page.inner_text("#detail") == UNAVAILABLE
-    assert strip(page) == ["no analysis on this board"]
+    # the 9 x 7 kernels may still compile (warming up: the page asks again by itself)
+    try:
+        page.wait_for_function("document.querySelector('#detail').textContent.includes('(?)')", timeout=240_000)
+    finally:
+        said = page.inner_text("#detail")
+    assert said == NOTHING_PROVEN, said
+    assert strip(page) == ["?", "unknown"] * 9
     assert page.is_hidden("#alert")  # a message where the analysis goes, no alert over the board
     assert page.evaluate("document.querySelector('.eval-col').style.visibility") == eval_before
-    shot(page, "analysis_unavailable", full=False)
-    # an earlier position: the page knows the board, it does not ask again
-    page.keyboard.press(",")
-    wait_ply(page, 3)
-    page.wait_for_selector("#history-banner", state="visible")
-    assert strip(page) == ["no analysis on this board"]
-    page.keyboard.press("End")
-    wait_ply(page, 4)
-    # the move verdicts say there are none, instead of "verdicts from move N on"
-    page.click("#analyse")
-    page.wait_for_function("document.querySelector('#analysis-state').textContent === 'no solver verdicts on this board'")
-    assert page.eval_on_selector_all("#move-list .v", "vs => vs.filter(v => v.textContent).length") == 0
-    assert len(asked) == 1, asked
-    assert game_state(page)["moves"] == [5, 5, 4, 4]  # the game is untouched
+    shot(page, "analysis_unproven_large_board", full=False)
+    assert game_state(page)["moves"] == [5, 5]  # the game is untouched
     settled(page)
     shifts = layout_shifts(page)
     assert sum(s["value"] for s in shifts) == 0, shifts

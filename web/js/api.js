@@ -5,11 +5,12 @@
 const BASE = "/api/v1";
 
 export class ApiError extends Error {
-  constructor(status, code, message, state = null) {
+  constructor(status, code, message, state = null, retryAfterS = null) {
     super(message);
     this.status = status;
     this.code = code;
     this.state = state;
+    this.retryAfterS = retryAfterS; // the Retry-After header's seconds (429, 503), else null
   }
 }
 
@@ -39,7 +40,8 @@ async function call(method, path, { body, token, query, timeoutMs = 120000, sign
     const e = (data && data.error) || {};
     const code = e.code || (res.status >= 500 ? "service_unavailable" : "bad_request");
     const message = e.message || (typeof data?.detail === "string" ? data.detail : `${res.status} ${res.statusText}`);
-    throw new ApiError(res.status, code, message, data && data.state ? data.state : null);
+    const retry = Number.parseFloat(res.headers.get("Retry-After") ?? "");
+    throw new ApiError(res.status, code, message, data && data.state ? data.state : null, Number.isFinite(retry) ? retry : null);
   }
   return data;
 }

@@ -588,6 +588,7 @@ async function refreshSolution() {
     if (app.solutionData?.key !== key) return;
     if (err.code === "cancelled") { app.solutionData = { key, cancelled: true, error: "solving cancelled: press X twice to try again" }; render(false); return; }
     if (err.code === "analysis_unavailable") { app.solutionData = { key, unavailable: true, error: unavailableText(st) }; render(false); return; }
+    if (err.code === "warming_up") { warmingUp(st, key, err.retryAfterS); return; }
     const text = err.code === "timeout" ? unprovenText(game) : err.message;
     app.solutionData = { key, error: text };
     render(false);
@@ -618,6 +619,17 @@ function unprovenText(game) {
   if (h.losing_moves.length) facts.push(`${cols(h.losing_moves)} loses at once (the opponent then wins)`);
   const proven = facts.length ? `Proven so far: ${facts.join("; ")}.` : "Nothing is proven beyond the rules: no column wins or loses at once.";
   return `the solver could not prove this position within ${SOLVE_DEADLINE_MS / 1000} s (the first moves of a big board take it minutes); ${proven} The scores come a few moves later.`;
+}
+
+/** A board size's solver kernels still compile (503 warming_up): said, and asked
+ * again by itself after the gateway's Retry-After while this position is shown. */
+function warmingUp(st, key, retryAfterS) {
+  const wait = Math.min(Math.max(retryAfterS ?? 5, 1), 60);
+  app.solutionData = { key, warming: true, error: `warming up the solver for ${st.width} × ${st.height} (the first use of this size): asking again in ${Math.round(wait)} s` };
+  render(false);
+  setTimeout(() => {
+    if (app.solutionData?.key === key && app.solutionData.warming) { app.solutionData = null; refreshSolution(); }
+  }, wait * 1000);
 }
 
 /** The gateway does not analyse this board (422 analysis_unavailable): said once, plainly. */

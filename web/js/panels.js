@@ -97,7 +97,9 @@ function redSide(st, score) {
 }
 
 /** "column 3 is not proven (?); the others are exact." */
-export function unknownText(cols) {
+export function unknownText(cols, scores = null) {
+  const proven = scores ? Object.values(scores).filter((v) => v !== null && v !== undefined).length : 1;
+  if (!proven) return "no column is proven yet (?): early positions of a big board take the solver longer. The scores come a few moves later.";
   const which = cols.length === 1 ? `column ${cols[0]} is` : `columns ${cols.join(", ")} are`;
   return `${which} not proven (?); the others are exact.`;
 }
@@ -182,7 +184,7 @@ export function renderStatus(app, note = "") {
   if (known && !(p && st.status === "thinking")) d = `${esc(knownSource(app, known))}${d ? " " + d : ""}`;
   if (app.solution && app.solutionData?.error) d = `Solver: ${esc(app.solutionData.error)}${d ? " — " + d : ""}`;
   else if (app.solution && app.solutionData?.loading) d = `Solving this position… ${app.solutionData.seconds || 0} s (Cancel stops it).${d ? " " + d : ""}`;
-  else if (app.solution && app.solutionData?.unknown?.length) d = `Solver: ${unknownText(app.solutionData.unknown)}${d ? " — " + d : ""}`;
+  else if (app.solution && app.solutionData?.unknown?.length) d = `Solver: ${unknownText(app.solutionData.unknown, app.solutionData.scores)}${d ? " — " + d : ""}`;
   if (note) d = `${esc(note)}${d ? " — " + d : ""}`;
   detail.innerHTML = d;
   detail.title = detail.textContent; // the line is cut to its height; the whole text on hover
