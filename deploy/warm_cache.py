@@ -75,11 +75,37 @@ def warm_bookgen() -> bool:
     return done.returncode == 0
 
 
+LARGE_BOARDS = """
+from engine_svc.server import EngineServicer, prewarm, prewarm_boards
+from engine_svc.settings import EngineSettings
+from solver_svc.server import prewarm_sizes
+from solver_svc.settings import SolverSettings
+from solver_svc.warming import compile_kernels
+
+engine = EngineSettings()
+prewarm(EngineServicer(engine), prewarm_boards(engine.prewarm)).join()
+for g in prewarm_sizes(SolverSettings().prewarm):
+    compile_kernels(g)
+"""
+
+
+def warm_large_boards() -> bool:
+    """The large boards the services pre-warm in the background once serving
+    (C4_ENGINE_PREWARM, C4_SOLVER_PREWARM): compiled here to the end, so a
+    container loads them from the cache instead of compiling them at start."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("REDIS_URL")}
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", LARGE_BOARDS], env=env, cwd=REPO, timeout=TIMEOUT_S)
+    print(f"warm_cache: large boards {'done' if done.returncode == 0 else 'failed'} "
+          f"after {time.monotonic() - started:.1f}s", file=sys.stderr)
+    return done.returncode == 0
+
+
 def main() -> int:
     cache = os.environ.get("NUMBA_CACHE_DIR")
     if not cache:
         print("warm_cache: NUMBA_CACHE_DIR is not set; the cache goes beside the sources", file=sys.stderr)
-    ok = all([*(warm(name, module, prefix) for name, (module, prefix) in SERVICES.items()), warm_bookgen()])
+    ok = all([*(warm(name, module, prefix) for name, (module, prefix) in SERVICES.items()), warm_bookgen(), warm_large_boards()])
     if cache:
         files = sum(1 for p in Path(cache).rglob("*") if p.suffix in (".nbi", ".nbc"))
         print(f"warm_cache: {files} cache files in {cache}", file=sys.stderr)
