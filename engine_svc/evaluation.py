@@ -222,6 +222,16 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     )
 
 
+def family_eval_kernels(g: Geometry) -> SimpleNamespace:
+    """The evaluation kernels of a board's kernel family: these up to 64 bits,
+    :mod:`engine_svc.wide_evaluation`'s past (the same names and arguments, on column words)."""
+    if g.wide:
+        from .wide_evaluation import wide_eval_kernels
+
+        return wide_eval_kernels(g)
+    return eval_kernels(g)
+
+
 @dataclass(frozen=True)
 class Evaluation:
     """A static evaluation of a position."""
