@@ -67,7 +67,7 @@ def word_board_ops(g: Geometry) -> SimpleNamespace:
     BOARD = uint64(g.board_mask)
     COLMASK = np.array([g.column_mask(c) for c in range(W)], dtype=np.uint64)
 
-    @kernel(tag)
+    @kernel(tag, inline="always")
     def safe_cells(possible, ow):
         """The landing cells the tactics keep, 0 when the side to move is lost
         (two opponent winning cells to block, or every move right under one)."""
@@ -79,15 +79,15 @@ def word_board_ops(g: Geometry) -> SimpleNamespace:
             moves &= forced
         return moves
 
-    @kernel(tag)
+    @kernel(tag, inline="always")
     def start(cur, mask, ply):
         return (cur, mask, win_cells(cur, mask))
 
-    @kernel(tag)
+    @kernel(tag, inline="always")
     def can_win(node, ply):
         return (node[2] & (node[1] + BOTTOM) & BOARD) != 0
 
-    @kernel(tag)
+    @kernel(tag, inline="always")
     def win_column(node, ply):
         wins = node[2] & (node[1] + BOTTOM) & BOARD
         for c in range(W):
@@ -95,40 +95,40 @@ def word_board_ops(g: Geometry) -> SimpleNamespace:
                 return c
         return -1
 
-    @kernel(tag)
+    @kernel(tag, inline="always")
     def opp_wins(node, ply):
         return win_cells(node[0] ^ node[1], node[1])
 
-    @kernel(tag)
+    @kernel(tag, inline="always")
     def legal(node):
         return (node[1] + BOTTOM) & BOARD
 
-    @kernel(tag)
+    @kernel(tag, inline="always")
     def safe(node, ow, ply):
         return safe_cells((node[1] + BOTTOM) & BOARD, ow)
 
-    @kernel(tag)
+    @kernel(tag, inline="always")
     def move_in(moves, c):
         return moves & COLMASK[c]
 
-    @kernel(tag)
+    @kernel(tag, inline="always")
     def play(node, ow, ply, c, h, b):
         # The opponent moves next; its winning cells are ours but the cell just filled.
         return (node[0] ^ node[1], node[1] | b, ow & ~b)
 
-    @kernel(tag)
+    @kernel(tag, inline="always")
     def undo(node, ply, c, h):
         pass  # nodes are values: the parent's is unchanged
 
-    @kernel(tag)
+    @kernel(tag, inline="always")
     def key(node, ply):
         return node[0] + node[1] + BOTTOM  # Pons' key: unique per position
 
-    @kernel(tag)
+    @kernel(tag, inline="always")
     def mine(node, ply):
         return node[2]
 
-    @kernel(tag)
+    @kernel(tag, inline="always")
     def theirs(node, ow, ply):
         return ow
 
