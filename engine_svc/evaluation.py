@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 from numba import int64, uint64
@@ -120,43 +121,17 @@ def row_masks(g: Geometry) -> tuple[int, int]:
     return odd, even
 
 
-@cache
-def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
-    """Compile the evaluation kernels of one geometry (constants folded in)."""
-    require_single_word(g, "the engine's evaluation")
-    tag = f"{g.width}x{g.height}k{g.k}"
-    K = g.k
-    K1 = K + 1
-    odd, even = row_masks(g)
-    ODD, EVEN = uint64(odd), uint64(even)
-    T = line_tables(g)
-    N_LINES = T.n_lines
-    LINE_CELLS = T.cells
-    L_START = T.start
-    L_INDEX = T.index
-    DELTA = delta_table(K)
-    VALUE = line_value_table(K)
-    bk = kernels_for(g)  # the bitboard primitives of this board
-    win_cells = bk.winning_cells
-    lowest_per_column = bk.lowest_per_column
-
-    @kernel(tag)
-    def threat_term(wf, ws):
-        """Threat/parity term, first player's view, from both sides' winning cells."""
-        wf = uint64(wf)
-        ws = uint64(ws)
-        low = lowest_per_column(wf | ws)  # the lowest threat of every column
-        fl = low & wf
-        sl = low & ws
-        both = fl & sl
-        fo = (fl & ~sl) | (both & ODD)   # shared cells go to the parity owner
-        so = (sl & ~fl) | (both & EVEN)
-        return (int64(popcount(fo & ODD)) * PARITY_WEIGHT + int64(popcount(fo & EVEN)) * OFF_PARITY_WEIGHT
-                - int64(popcount(so & EVEN)) * PARITY_WEIGHT - int64(popcount(so & ODD)) * OFF_PARITY_WEIGHT)
+def line_state_kernels(tag: str, k: int, l_start: np.ndarray, l_index: np.ndarray) -> tuple[Any, Any, Any]:
+    """``play_lines``, ``line_delta``, ``undo_lines`` over the lines through each
+    cell index (``l_index[l_start[i]:l_start[i+1]]``): one body for both kernel
+    families, whose cell indexes are both ``c*(H+1) + r``."""
+    K1 = k + 1
+    DELTA = delta_table(k)
+    L_START, L_INDEX = l_start, l_index
 
     @kernel(tag)
     def play_lines(lst, base, cell, side):
-        """Add a stone of ``side`` at bit ``cell`` to the line states ``lst[base:]``;
+        """Add a stone of ``side`` at ``cell`` to the line states ``lst[base:]``;
         returns the line-score change."""
         delta = int64(0)
         inc = K1 if side == 0 else 1   # a first-player stone counts K+1, a second's 1
@@ -180,6 +155,44 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         inc = K1 if side == 0 else 1
         for i in range(L_START[cell], L_START[cell + 1]):
             lst[base + L_INDEX[i]] -= inc
+
+    return play_lines, line_delta, undo_lines
+
+
+@cache
+def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
+    """Compile the evaluation kernels of one geometry (constants folded in)."""
+    require_single_word(g, "the engine's evaluation")
+    tag = f"{g.width}x{g.height}k{g.k}"
+    K = g.k
+    K1 = K + 1
+    odd, even = row_masks(g)
+    ODD, EVEN = uint64(odd), uint64(even)
+    T = line_tables(g)
+    N_LINES = T.n_lines
+    LINE_CELLS = T.cells
+    L_START = T.start
+    L_INDEX = T.index
+    VALUE = line_value_table(K)
+    bk = kernels_for(g)  # the bitboard primitives of this board
+    win_cells = bk.winning_cells
+    lowest_per_column = bk.lowest_per_column
+
+    @kernel(tag)
+    def threat_term(wf, ws):
+        """Threat/parity term, first player's view, from both sides' winning cells."""
+        wf = uint64(wf)
+        ws = uint64(ws)
+        low = lowest_per_column(wf | ws)  # the lowest threat of every column
+        fl = low & wf
+        sl = low & ws
+        both = fl & sl
+        fo = (fl & ~sl) | (both & ODD)   # shared cells go to the parity owner
+        so = (sl & ~fl) | (both & EVEN)
+        return (int64(popcount(fo & ODD)) * PARITY_WEIGHT + int64(popcount(fo & EVEN)) * OFF_PARITY_WEIGHT
+                - int64(popcount(so & EVEN)) * PARITY_WEIGHT - int64(popcount(so & ODD)) * OFF_PARITY_WEIGHT)
+
+    play_lines, line_delta, undo_lines = line_state_kernels(tag, K, L_START, L_INDEX)
 
     @kernel(tag)
     def init_lines(lst, base, first, second):

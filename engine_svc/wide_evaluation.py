@@ -21,7 +21,13 @@ from connect4.geometry import Geometry
 from connect4.jit import kernel
 from connect4.wide import wide_kernels_for
 
-from .evaluation import COMPLETE, OFF_PARITY_WEIGHT, PARITY_WEIGHT, delta_table, line_value_table
+from .evaluation import (
+    COMPLETE,
+    OFF_PARITY_WEIGHT,
+    PARITY_WEIGHT,
+    line_state_kernels,
+    line_value_table,
+)
 
 
 @dataclass(frozen=True)
@@ -89,7 +95,6 @@ def wide_eval_kernels(g: Geometry) -> SimpleNamespace:
     T = wide_line_tables(g)
     N_LINES = T.n_lines
     L_COLS, L_ROWS, L_START, L_INDEX = T.cols, T.rows, T.start, T.index
-    DELTA = delta_table(K)
     VALUE = line_value_table(K)
     wk = wide_kernels_for(g)
     win_cells = wk.winning_cells
@@ -110,29 +115,7 @@ def wide_eval_kernels(g: Geometry) -> SimpleNamespace:
                   - int64(popcount(so & EVEN)) * PARITY_WEIGHT - int64(popcount(so & ODD)) * OFF_PARITY_WEIGHT)
         return t
 
-    @kernel(tag)
-    def play_lines(lst, base, cell, side):
-        delta = int64(0)
-        inc = K1 if side == 0 else 1
-        for i in range(L_START[cell], L_START[cell + 1]):
-            j = base + L_INDEX[i]
-            s = lst[j]
-            delta += DELTA[side, s]
-            lst[j] = s + inc
-        return delta
-
-    @kernel(tag)
-    def line_delta(lst, base, cell, side):
-        delta = int64(0)
-        for i in range(L_START[cell], L_START[cell + 1]):
-            delta += DELTA[side, lst[base + L_INDEX[i]]]
-        return delta
-
-    @kernel(tag)
-    def undo_lines(lst, base, cell, side):
-        inc = K1 if side == 0 else 1
-        for i in range(L_START[cell], L_START[cell + 1]):
-            lst[base + L_INDEX[i]] -= inc
+    play_lines, line_delta, undo_lines = line_state_kernels(tag, K, L_START, L_INDEX)
 
     @kernel(tag)
     def init_lines(lst, base, first, second):
