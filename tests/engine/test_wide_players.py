@@ -14,12 +14,12 @@ import pytest
 from connect4 import Geometry, Position
 from connect4.wide import to_words
 from engine_svc.evaluation import eval_kernels
-from engine_svc.mcts import mcts_kernels
+from engine_svc.mcts import mcts_kernels, wide_mcts_kernels
 from engine_svc.minimax import BLOCKER, CASUAL, minimax_kernels, weights_array, wide_minimax_kernels
 from engine_svc.players import InvalidSpec, make_player
 from engine_svc.players.ladder import own_line_score
 from engine_svc.wide_evaluation import wide_eval_kernels, wide_own_line_score
-from engine_svc.wide_mcts import wide_mcts_kernels
+
 
 NARROW = [Geometry(7, 6), Geometry(6, 5, 3)]
 
