@@ -121,12 +121,15 @@ def row_masks(g: Geometry) -> tuple[int, int]:
     return odd, even
 
 
-def line_state_kernels(tag: str, k: int, l_start: np.ndarray, l_index: np.ndarray) -> tuple[Any, Any, Any]:
+def line_state_kernels(tag: str, k: int, l_start: np.ndarray, l_index: np.ndarray, n_lines: int,
+                       stone_at: Any) -> SimpleNamespace:
     """``play_lines``, ``line_delta``, ``undo_lines`` over the lines through each
-    cell index (``l_index[l_start[i]:l_start[i+1]]``): one body for both kernel
-    families, whose cell indexes are both ``c*(H+1) + r``."""
+    cell index (``l_index[l_start[i]:l_start[i+1]]``) and ``init_lines``: one body
+    for both kernel families, whose cell indexes are both ``c*(H+1) + r``;
+    ``stone_at(bits, line, j)`` (the family's) tells whether ``bits`` hold cell j of a line."""
     K1 = k + 1
     DELTA = delta_table(k)
+    VALUE = line_value_table(k)
     L_START, L_INDEX = l_start, l_index
 
     @kernel(tag)
@@ -156,7 +159,25 @@ def line_state_kernels(tag: str, k: int, l_start: np.ndarray, l_index: np.ndarra
         for i in range(L_START[cell], L_START[cell + 1]):
             lst[base + L_INDEX[i]] -= inc
 
-    return play_lines, line_delta, undo_lines
+    @kernel(tag)
+    def init_lines(lst, base, first, second):
+        """Fill the line states ``lst[base:]`` from the boards (once per search); returns the line score."""
+        score = int64(0)
+        for line in range(n_lines):
+            a = 0
+            b = 0
+            for j in range(k):
+                if stone_at(first, line, j):
+                    a += 1
+                elif stone_at(second, line, j):
+                    b += 1
+            s = a * K1 + b
+            lst[base + line] = s
+            score += VALUE[s]
+        return score
+
+    return SimpleNamespace(play_lines=play_lines, line_delta=line_delta, undo_lines=undo_lines,
+                           init_lines=init_lines)
 
 
 @cache
@@ -165,7 +186,6 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     require_single_word(g, "the engine's evaluation")
     tag = f"{g.width}x{g.height}k{g.k}"
     K = g.k
-    K1 = K + 1
     odd, even = row_masks(g)
     ODD, EVEN = uint64(odd), uint64(even)
     T = line_tables(g)
@@ -173,7 +193,6 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     LINE_CELLS = T.cells
     L_START = T.start
     L_INDEX = T.index
-    VALUE = line_value_table(K)
     bk = kernels_for(g)  # the bitboard primitives of this board
     win_cells = bk.winning_cells
     lowest_per_column = bk.lowest_per_column
@@ -192,25 +211,12 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         return (int64(popcount(fo & ODD)) * PARITY_WEIGHT + int64(popcount(fo & EVEN)) * OFF_PARITY_WEIGHT
                 - int64(popcount(so & EVEN)) * PARITY_WEIGHT - int64(popcount(so & ODD)) * OFF_PARITY_WEIGHT)
 
-    play_lines, line_delta, undo_lines = line_state_kernels(tag, K, L_START, L_INDEX)
-
     @kernel(tag)
-    def init_lines(lst, base, first, second):
-        """Fill the line states ``lst[base:]`` from the bitboards (once per search); returns the line score."""
-        score = int64(0)
-        for line in range(N_LINES):
-            a = 0
-            b = 0
-            for j in range(K):
-                bit = uint64(1) << uint64(LINE_CELLS[line, j])
-                if first & bit:
-                    a += 1
-                elif second & bit:
-                    b += 1
-            s = a * K1 + b
-            lst[base + line] = s
-            score += VALUE[s]
-        return score
+    def stone_at(bits, line, j):
+        return bits & (uint64(1) << uint64(LINE_CELLS[line, j]))
+
+    lk = line_state_kernels(tag, K, L_START, L_INDEX, N_LINES, stone_at)
+    play_lines, line_delta, undo_lines, init_lines = lk.play_lines, lk.line_delta, lk.undo_lines, lk.init_lines
 
     @kernel(tag)
     def static_eval(first, second):

@@ -32,15 +32,10 @@ C_PUCT = 1.5
 
 
 @cache
-def mcts_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
-    """The MCTS of one geometry, over the nodes of its kernel family."""
-    return _mcts_over(g, _wide_nodes(g) if g.wide else _word_nodes(g))
-
-
-@cache
-def wide_mcts_kernels(g: Geometry) -> SimpleNamespace:
-    """The column-word MCTS on any board (the tests hold it equal to the single-word one on 7x6)."""
-    return _mcts_over(g, _wide_nodes(g))
+def mcts_kernels(g: Geometry = STANDARD, column_words: bool = False) -> SimpleNamespace:
+    """The MCTS of one geometry, over the nodes of its kernel family; ``column_words``:
+    the column-word nodes even on a board of one word (the tests hold the two equal)."""
+    return _mcts_over(g, _wide_nodes(g) if g.wide or column_words else _word_nodes(g))
 
 
 def _word_nodes(g: Geometry) -> SimpleNamespace:

@@ -243,15 +243,10 @@ def _wide_nodes(g: Geometry) -> SimpleNamespace:
 
 
 @cache
-def minimax_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
-    """The casual minimax of one geometry, over the nodes of its kernel family."""
-    return _minimax_over(g, _wide_nodes(g) if g.wide else _word_nodes(g))
-
-
-@cache
-def wide_minimax_kernels(g: Geometry) -> SimpleNamespace:
-    """The column-word minimax on any board (the tests hold it equal to the single-word one on 7x6)."""
-    return _minimax_over(g, _wide_nodes(g))
+def minimax_kernels(g: Geometry = STANDARD, column_words: bool = False) -> SimpleNamespace:
+    """The casual minimax of one geometry, over the nodes of its kernel family; ``column_words``:
+    the column-word nodes even on a board of one word (the tests hold the two equal)."""
+    return _minimax_over(g, _wide_nodes(g) if g.wide or column_words else _word_nodes(g))
 
 
 def _minimax_over(g: Geometry, nodes: SimpleNamespace) -> SimpleNamespace:

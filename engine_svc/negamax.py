@@ -39,7 +39,7 @@ from connect4.wide import kernel_board
 
 from .boards import board_ops
 from .evaluation import family_eval_kernels
-from .ordering import REDUCE_AFTER, move_order
+from .ordering import REDUCE_AFTER, move_at, move_order
 from .scores import INF, MATE
 from .tt import EXACT, LOWER, NO_MOVE, UPPER, tt_bound, tt_depth, tt_gen, tt_lookup, tt_move, tt_pack, tt_score, tt_slot
 
@@ -190,14 +190,9 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         searched = 0
         not_root = int64(0)
         for k in range(-1, W):
-            if k < 0:
-                c = ttmove
-                if c < 0:
-                    continue
-            else:
-                c = ORDER[k]
-                if c == ttmove:
-                    continue
+            c = move_at(ORDER, k, ttmove)
+            if c < 0:
+                continue
             b = move_in(moves, c)
             if b == 0:
                 continue

@@ -42,6 +42,7 @@ from connect4.jit import kernel
 from connect4.kernels import kernels_for
 
 from ..boards import word_board_ops
+from ..ordering import move_at
 from ..scores import INF, MATE
 
 NODES, BUDGET, ABORT, STOP, BEST = 0, 1, 2, 3, 4  # the workspace ws (int64)
@@ -123,14 +124,9 @@ def counted_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         best = -int64(INF)
         bestmove = -1
         for k in range(-1, W):
-            if k < 0:
-                c = ttmove
-                if c < 0:
-                    continue
-            else:
-                c = ORDER[k]
-                if c == ttmove:
-                    continue
+            c = move_at(ORDER, k, ttmove)
+            if c < 0:
+                continue
             b = moves & COLMASK[c]
             if b == 0:
                 continue
@@ -175,14 +171,9 @@ def counted_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         if tt[slot, KEY] == key:
             first = tt[slot, MOVE]  # the previous iteration's best column first
         for k in range(-1, W):
-            if k < 0:
-                c = first
-                if c < 0:
-                    continue
-            else:
-                c = ORDER[k]
-                if c == first:
-                    continue
+            c = move_at(ORDER, k, first)
+            if c < 0:
+                continue
             b = possible & COLMASK[c]
             if b == 0:
                 continue
