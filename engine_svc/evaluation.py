@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 from numba import int64, uint64
@@ -120,43 +121,20 @@ def row_masks(g: Geometry) -> tuple[int, int]:
     return odd, even
 
 
-@cache
-def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
-    """Compile the evaluation kernels of one geometry (constants folded in)."""
-    require_single_word(g, "the engine's evaluation")
-    tag = f"{g.width}x{g.height}k{g.k}"
-    K = g.k
-    K1 = K + 1
-    odd, even = row_masks(g)
-    ODD, EVEN = uint64(odd), uint64(even)
-    T = line_tables(g)
-    N_LINES = T.n_lines
-    LINE_CELLS = T.cells
-    L_START = T.start
-    L_INDEX = T.index
-    DELTA = delta_table(K)
-    VALUE = line_value_table(K)
-    bk = kernels_for(g)  # the bitboard primitives of this board
-    win_cells = bk.winning_cells
-    lowest_per_column = bk.lowest_per_column
-
-    @kernel(tag)
-    def threat_term(wf, ws):
-        """Threat/parity term, first player's view, from both sides' winning cells."""
-        wf = uint64(wf)
-        ws = uint64(ws)
-        low = lowest_per_column(wf | ws)  # the lowest threat of every column
-        fl = low & wf
-        sl = low & ws
-        both = fl & sl
-        fo = (fl & ~sl) | (both & ODD)   # shared cells go to the parity owner
-        so = (sl & ~fl) | (both & EVEN)
-        return (int64(popcount(fo & ODD)) * PARITY_WEIGHT + int64(popcount(fo & EVEN)) * OFF_PARITY_WEIGHT
-                - int64(popcount(so & EVEN)) * PARITY_WEIGHT - int64(popcount(so & ODD)) * OFF_PARITY_WEIGHT)
+def line_state_kernels(tag: str, k: int, l_start: np.ndarray, l_index: np.ndarray, n_lines: int,
+                       stone_at: Any) -> SimpleNamespace:
+    """``play_lines``, ``line_delta``, ``undo_lines`` over the lines through each
+    cell index (``l_index[l_start[i]:l_start[i+1]]``) and ``init_lines``: one body
+    for both kernel families, whose cell indexes are both ``c*(H+1) + r``;
+    ``stone_at(bits, line, j)`` (the family's) tells whether ``bits`` hold cell j of a line."""
+    K1 = k + 1
+    DELTA = delta_table(k)
+    VALUE = line_value_table(k)
+    L_START, L_INDEX = l_start, l_index
 
     @kernel(tag)
     def play_lines(lst, base, cell, side):
-        """Add a stone of ``side`` at bit ``cell`` to the line states ``lst[base:]``;
+        """Add a stone of ``side`` at ``cell`` to the line states ``lst[base:]``;
         returns the line-score change."""
         delta = int64(0)
         inc = K1 if side == 0 else 1   # a first-player stone counts K+1, a second's 1
@@ -183,21 +161,62 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
 
     @kernel(tag)
     def init_lines(lst, base, first, second):
-        """Fill the line states ``lst[base:]`` from the bitboards (once per search); returns the line score."""
+        """Fill the line states ``lst[base:]`` from the boards (once per search); returns the line score."""
         score = int64(0)
-        for line in range(N_LINES):
+        for line in range(n_lines):
             a = 0
             b = 0
-            for j in range(K):
-                bit = uint64(1) << uint64(LINE_CELLS[line, j])
-                if first & bit:
+            for j in range(k):
+                if stone_at(first, line, j):
                     a += 1
-                elif second & bit:
+                elif stone_at(second, line, j):
                     b += 1
             s = a * K1 + b
             lst[base + line] = s
             score += VALUE[s]
         return score
+
+    return SimpleNamespace(play_lines=play_lines, line_delta=line_delta, undo_lines=undo_lines,
+                           init_lines=init_lines)
+
+
+@cache
+def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
+    """Compile the evaluation kernels of one geometry (constants folded in)."""
+    require_single_word(g, "the engine's evaluation")
+    tag = f"{g.width}x{g.height}k{g.k}"
+    K = g.k
+    odd, even = row_masks(g)
+    ODD, EVEN = uint64(odd), uint64(even)
+    T = line_tables(g)
+    N_LINES = T.n_lines
+    LINE_CELLS = T.cells
+    L_START = T.start
+    L_INDEX = T.index
+    bk = kernels_for(g)  # the bitboard primitives of this board
+    win_cells = bk.winning_cells
+    lowest_per_column = bk.lowest_per_column
+
+    @kernel(tag)
+    def threat_term(wf, ws):
+        """Threat/parity term, first player's view, from both sides' winning cells."""
+        wf = uint64(wf)
+        ws = uint64(ws)
+        low = lowest_per_column(wf | ws)  # the lowest threat of every column
+        fl = low & wf
+        sl = low & ws
+        both = fl & sl
+        fo = (fl & ~sl) | (both & ODD)   # shared cells go to the parity owner
+        so = (sl & ~fl) | (both & EVEN)
+        return (int64(popcount(fo & ODD)) * PARITY_WEIGHT + int64(popcount(fo & EVEN)) * OFF_PARITY_WEIGHT
+                - int64(popcount(so & EVEN)) * PARITY_WEIGHT - int64(popcount(so & ODD)) * OFF_PARITY_WEIGHT)
+
+    @kernel(tag)
+    def stone_at(bits, line, j):
+        return bits & (uint64(1) << uint64(LINE_CELLS[line, j]))
+
+    lk = line_state_kernels(tag, K, L_START, L_INDEX, N_LINES, stone_at)
+    play_lines, line_delta, undo_lines, init_lines = lk.play_lines, lk.line_delta, lk.undo_lines, lk.init_lines
 
     @kernel(tag)
     def static_eval(first, second):
@@ -220,6 +239,16 @@ def eval_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         odd=odd,
         even=even,
     )
+
+
+def family_eval_kernels(g: Geometry) -> SimpleNamespace:
+    """The evaluation kernels of a board's kernel family: these up to 64 bits,
+    :mod:`engine_svc.wide_evaluation`'s past (the same names and arguments, on column words)."""
+    if g.wide:
+        from .wide_evaluation import wide_eval_kernels
+
+        return wide_eval_kernels(g)
+    return eval_kernels(g)
 
 
 @dataclass(frozen=True)

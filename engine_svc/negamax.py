@@ -10,7 +10,9 @@ Then the table (:mod:`engine_svc.tt`), the leaf evaluation at depth 0, and the
 moves in the order of :mod:`engine_svc.ordering`: the first move with the full
 window and the others with a null window, searched again when they beat alpha
 (PVS); late moves first one ply shallower (late-move reduction), except where
-the search reaches the end of the game. The root is the same kernel with
+the search reaches the end of the game. One body serves every board: the
+node operations (play, winning cells, key, ...) are the kernel family's,
+from :mod:`engine_svc.boards`. The root is the same kernel with
 ``at_root`` set (one move loop for every node): it skips the tactics that only
 prune, tries every legal column, takes no cutoff from the table, and leaves
 its best column in ``state[ST_BEST]``; ``mtdf`` and ``alphabeta`` both search
@@ -33,9 +35,11 @@ from numba import int64, uint64
 
 from connect4.geometry import STANDARD, Geometry
 from connect4.jit import kernel
+from connect4.wide import kernel_board
 
-from .evaluation import eval_kernels, line_tables
-from .ordering import REDUCE_AFTER, move_order
+from .boards import board_ops
+from .evaluation import family_eval_kernels
+from .ordering import REDUCE_AFTER, move_at, move_order
 from .scores import INF, MATE
 from .tt import EXACT, LOWER, NO_MOVE, UPPER, tt_bound, tt_depth, tt_gen, tt_lookup, tt_move, tt_pack, tt_score, tt_slot
 
@@ -47,10 +51,14 @@ ST_NODES, ST_STOP, ST_BEST, ST_FIXED = 0, 1, 2, 3
 
 @cache
 def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
-    """Compile the search of one geometry; every size is a constant."""
-    tag = f"{g.width}x{g.height}k{g.k}"
-    ek = eval_kernels(g)
-    win_cells = ek.winning_cells
+    """Compile the search of one geometry; every size is a constant. One body
+    for every board: the node operations are the family's (:mod:`.boards`)."""
+    tag = f"{'wide' if g.wide else ''}{g.width}x{g.height}k{g.k}"
+    ek = family_eval_kernels(g)
+    ops = board_ops(g)
+    start, can_win, win_column, opp_wins = ops.start, ops.can_win, ops.win_column, ops.opp_wins
+    legal, safe, move_in, play, undo = ops.legal, ops.safe, ops.move_in, ops.play, ops.undo
+    key_of, mine, theirs = ops.key, ops.mine, ops.theirs
     threat_term = ek.threat_term
     play_lines = ek.play_lines
     line_delta = ek.line_delta
@@ -58,16 +66,13 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
     W = g.width
     H1 = g.h1
     CELLS = g.cells
-    BOTTOM = uint64(g.bottom_mask)
-    BOARD = uint64(g.board_mask)
-    COLMASK = np.array([g.column_mask(c) for c in range(W)], dtype=np.uint64)
     ORDER = move_order(g)
     MASK_CHECK = uint64(CHECK_EVERY - 1)
     ST_HEIGHTS = ST_FIXED            # st[ST_HEIGHTS + c]: stones in column c
     ST_LINES = ST_FIXED + W          # st[ST_LINES + l]: state of line l
 
     @kernel(tag)
-    def threats(possible, ow, ply, alpha, beta):
+    def threats(node, ow, ply, alpha, beta):
         """The exact tactics every node below the root shares, once the side
         to move has no win now: ``ow`` are the opponent's winning cells.
 
@@ -76,14 +81,9 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         and the window narrowed to the proven bounds, or a decided ``value``
         (lost to two threats or to no safe move, or a window closed by the
         bounds); ``value`` is UNDECIDED otherwise."""
-        forced = possible & ow
-        moves = possible & ~(ow >> uint64(1))  # not right under an opponent's winning cell
-        if forced:
-            if forced & (forced - uint64(1)):
-                return moves, alpha, beta, -int64(MATE + CELLS - ply - 1)  # two threats: lost with stone ply+2
-            moves &= forced
+        moves = safe(node, ow, ply)
         if moves == 0:
-            return moves, alpha, beta, -int64(MATE + CELLS - ply - 1)
+            return moves, alpha, beta, -int64(MATE + CELLS - ply - 1)  # the opponent wins with stone ply+2
         # Bounds of a proven result from here: we cannot win before stone ply+3
         # and, after a safe move, cannot lose before stone ply+4.
         hi = int64(MATE + CELLS - ply - 2)
@@ -99,36 +99,35 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         return moves, alpha, beta, int64(UNDECIDED)
 
     @kernel(tag)
-    def leaf(cur, mask, ply, alpha, beta, ls, mw):
+    def leaf(node, ply, alpha, beta, ls):
         """Value of a depth-0 node: the exact tactics of every node (win now,
         lost to two threats or to no safe move), else the evaluation.
-        ``mw`` are the side to move's winning cells (known from the parent)."""
+        The side to move's winning cells are in the node (known from the parent)."""
         if ply == CELLS:
             return int64(0)
-        possible = (mask + BOTTOM) & BOARD
-        if mw & possible:
+        if can_win(node, ply):
             return int64(MATE + CELLS - ply)
-        ow = win_cells(cur ^ mask, mask)
-        moves, alpha, beta, value = threats(possible, ow, ply, alpha, beta)
+        ow = opp_wins(node, ply)
+        moves, alpha, beta, value = threats(node, ow, ply, alpha, beta)
         if value != UNDECIDED:
             return value
         # Line score plus the threat term from the winning cells above.
         if (ply & 1) == 0:  # first player to move
-            return ls + threat_term(mw, ow)
-        return -(ls + threat_term(ow, mw))
+            return ls + threat_term(mine(node, ply), theirs(node, ow, ply))
+        return -(ls + threat_term(theirs(node, ow, ply), mine(node, ply)))
 
     @kernel(tag)
-    def negamax(cur, mask, ply, depth, alpha, beta, ls, mw, st, tt, tshift, gen, at_root):
-        """Value of the position (``cur`` = side to move's stones) within (alpha, beta), fail-soft.
+    def negamax(node, ply, depth, alpha, beta, ls, st, tt, tshift, gen, at_root):
+        """Value of the position ``node`` (:mod:`.boards`) within (alpha, beta), fail-soft.
 
         ``ls`` is the line score (first player's view) kept incrementally.
         ``st`` holds the node count, the stop flag, the root's best column,
         the column heights and the line states (see ``ST_*``); ``tt`` the
         table, key and data of a slot side by side so one probe touches one
         cache line. Few array arguments matter: numba passes each array as
-        seven machine words. ``mw`` are the side to move's winning cells: the
-        parent computed them as its opponent's, and a move only removes its
-        own cell from them.
+        seven machine words. The node's side to move's winning cells: the
+        parent computed them as its opponent's (``ow``), and a move only
+        removes its own cell from them.
 
         ``at_root`` is 1 for the root only (see ``root``): it tries every
         legal column (a lost position still gets its longest defence), takes
@@ -137,28 +136,23 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         if (uint64(st[ST_NODES]) & MASK_CHECK) == 0 and st[ST_STOP]:
             return int64(0)
         if depth <= 0:
-            return leaf(cur, mask, ply, alpha, beta, ls, mw)
+            return leaf(node, ply, alpha, beta, ls)
         if ply == CELLS:
             return int64(0)  # full board: draw
-        possible = (mask + BOTTOM) & BOARD   # the landing cell of every open column
-        opp = cur ^ mask
-        if mw & possible:
+        if can_win(node, ply):
             if at_root:
-                for c in range(W):
-                    if mw & possible & COLMASK[c]:
-                        st[ST_BEST] = c
-                        break
+                st[ST_BEST] = win_column(node, ply)
             return int64(MATE + CELLS - ply)  # win with stone ply+1
-        ow = win_cells(opp, mask)
+        ow = opp_wins(node, ply)
         if at_root:
-            moves = possible
+            moves = legal(node)
         else:
-            moves, alpha, beta, value = threats(possible, ow, ply, alpha, beta)
+            moves, alpha, beta, value = threats(node, ow, ply, alpha, beta)
             if value != UNDECIDED:
                 return value
         side = ply & 1
 
-        key = cur + mask + BOTTOM  # Pons' key: unique per position
+        key = key_of(node, ply)
         slot = tt_slot(key, tshift) * uint64(2)
         ttmove = -1
         # The table is used from depth 2 up: one level above the leaves a probe
@@ -196,31 +190,28 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         searched = 0
         not_root = int64(0)
         for k in range(-1, W):
-            if k < 0:
-                c = ttmove
-                if c < 0:
-                    continue
-            else:
-                c = ORDER[k]
-                if c == ttmove:
-                    continue
-            b = moves & COLMASK[c]
+            c = move_at(ORDER, k, ttmove)
+            if c < 0:
+                continue
+            b = move_in(moves, c)
             if b == 0:
                 continue
-            cell = c * H1 + st[ST_HEIGHTS + c]
+            h = st[ST_HEIGHTS + c]
+            cell = c * H1 + h
+            child = play(node, ow, ply, c, h, b)
             if depth == 1:
                 # The children are leaves: value them in place, without a
                 # recursive call, and read their line score without playing
-                # (nothing to undo). A leaf's value does not depend on the
+                # it into the line states. A leaf's value does not depend on the
                 # window beyond its clamps, so PVS has nothing to re-search.
                 st[ST_NODES] += 1
-                v = -leaf(opp, mask | b, ply + 1, -beta, -alpha, ls + line_delta(st, ST_LINES, cell, side), ow & ~b)
+                v = -leaf(child, ply + 1, -beta, -alpha, ls + line_delta(st, ST_LINES, cell, side))
+                undo(node, ply, c, h)
             else:
                 st[ST_HEIGHTS + c] += 1
                 nls = ls + play_lines(st, ST_LINES, cell, side)
                 if first:
-                    v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls, ow & ~b,
-                                 st, tt, tshift, gen, not_root)
+                    v = -negamax(child, ply + 1, depth - 1, -beta, -alpha, nls, st, tt, tshift, gen, not_root)
                 else:
                     # PVS: prove the move is no better than alpha with a null window.
                     # A late move (third or later: the table's column, then centre
@@ -230,16 +221,16 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
                     d1 = depth - 1
                     if searched >= REDUCE_AFTER and depth >= 3 and ply + depth < CELLS and not at_root:
                         d1 = depth - 2
-                    v = -negamax(opp, mask | b, ply + 1, d1, -alpha - 1, -alpha, nls, ow & ~b,
-                                 st, tt, tshift, gen, not_root)
+                    v = -negamax(child, ply + 1, d1, -alpha - 1, -alpha, nls, st, tt, tshift, gen, not_root)
                     if v > alpha and d1 < depth - 1:
-                        v = -negamax(opp, mask | b, ply + 1, depth - 1, -alpha - 1, -alpha, nls, ow & ~b,
-                                     st, tt, tshift, gen, not_root)
+                        v = -negamax(child, ply + 1, depth - 1, -alpha - 1, -alpha, nls, st, tt, tshift,
+                                     gen, not_root)
                     if alpha < v < beta:
-                        v = -negamax(opp, mask | b, ply + 1, depth - 1, -beta, -alpha, nls, ow & ~b,
-                                     st, tt, tshift, gen, not_root)
+                        v = -negamax(child, ply + 1, depth - 1, -beta, -alpha, nls, st, tt, tshift, gen,
+                                     not_root)
                 undo_lines(st, ST_LINES, cell, side)
                 st[ST_HEIGHTS + c] -= 1
+                undo(node, ply, c, h)
                 if st[ST_STOP]:
                     return int64(0)  # aborted: nothing is stored
                 first = False
@@ -264,8 +255,7 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         """The root: negamax over every legal column; returns (score, column)
         (column -1 when the search was stopped)."""
         st[ST_BEST] = -1
-        score = negamax(cur, mask, ply, depth, alpha, beta, ls, win_cells(cur, mask), st, tt, tshift, gen,
-                        int64(1))
+        score = negamax(start(cur, mask, ply), ply, depth, alpha, beta, ls, st, tt, tshift, gen, int64(1))
         if st[ST_STOP]:
             return int64(0), -1
         return score, st[ST_BEST]
@@ -304,11 +294,13 @@ def search_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         return root(cur, mask, ply, depth, -int64(INF), int64(INF), ls, st, tt, tshift, gen)
 
     # Compile (or load from the cache) now, so no search pays for it under a clock.
-    st = np.zeros(ST_LINES + line_tables(g).n_lines, dtype=np.int64)
+    st_size = ST_LINES + ek.n_lines
+    st = np.zeros(st_size, dtype=np.int64)
     tt = np.zeros(2048, dtype=np.uint64)
-    ek.init_lines(st, ST_LINES, np.uint64(0), np.uint64(0))
+    empty = kernel_board(0, g)
+    ek.init_lines(st, ST_LINES, empty, empty)
     tt_lookup(tt, np.uint64(54), np.uint64(1), np.uint64(0))
-    mtdf(np.uint64(0), np.uint64(0), 0, 1, int64(0), int64(0), st, tt, np.uint64(54), 1)
-    alphabeta(np.uint64(0), np.uint64(0), 0, 1, int64(0), st, tt, np.uint64(54), 1)
+    mtdf(empty, empty, 0, 1, int64(0), int64(0), st, tt, np.uint64(54), 1)
+    alphabeta(empty, empty, 0, 1, int64(0), st, tt, np.uint64(54), 1)
     return SimpleNamespace(negamax=negamax, root=root, mtdf=mtdf, alphabeta=alphabeta, geometry=g,
-                           st_size=ST_LINES + line_tables(g).n_lines)
+                           st_size=st_size)

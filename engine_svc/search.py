@@ -23,7 +23,7 @@ from connect4.errors import InvalidPosition
 from connect4.geometry import STANDARD, Geometry
 
 from .chances import CHANCE_DEPTH, MIN_EMPTIES, move_with_chances
-from .evaluation import eval_kernels
+from .evaluation import family_eval_kernels
 from .negamax import ST_FIXED, ST_NODES, ST_STOP, search_kernels
 from .pace import IterationPace
 from .result import DepthReport, SearchResult
@@ -46,20 +46,15 @@ class Engine:
         self.geometry = geometry
         self.driver = driver
         self._board: Callable[[int], Any]  # a Python bitboard as the kernels take it
-        if geometry.wide:  # past 64 bits: the multi-word family, one word per column
+        self.kernels = search_kernels(geometry)  # either kernel family (connect4.kernels.family_for)
+        self.eval = family_eval_kernels(geometry)
+        if geometry.wide:  # past 64 bits: one word per column, the table keyed by key64
             from connect4.wide import to_words, wide_kernels_for
 
-            from .wide_evaluation import wide_eval_kernels
-            from .wide_negamax import wide_search_kernels
-
-            self.kernels = wide_search_kernels(geometry)
-            self.eval = wide_eval_kernels(geometry)
             wk = wide_kernels_for(geometry)
             self._board = lambda bits: to_words(bits, geometry)
             self._table_key = lambda p: int(wk.key64(to_words(p.current, geometry), to_words(p.mask, geometry)))
         else:
-            self.kernels = search_kernels(geometry)
-            self.eval = eval_kernels(geometry)
             self._board = np.uint64
             self._table_key = lambda p: p.key()
         self.tt = TranspositionTable(tt_mb)

@@ -21,7 +21,12 @@ from connect4.geometry import Geometry
 from connect4.jit import kernel
 from connect4.wide import wide_kernels_for
 
-from .evaluation import COMPLETE, OFF_PARITY_WEIGHT, PARITY_WEIGHT, delta_table, line_value_table
+from .evaluation import (
+    COMPLETE,
+    OFF_PARITY_WEIGHT,
+    PARITY_WEIGHT,
+    line_state_kernels,
+)
 
 
 @dataclass(frozen=True)
@@ -83,14 +88,11 @@ def wide_own_line_score(me: int, opp: int, g: Geometry) -> int:
 def wide_eval_kernels(g: Geometry) -> SimpleNamespace:
     tag = f"wide{g.width}x{g.height}k{g.k}"
     W, K = g.width, g.k
-    K1 = K + 1
     ODD = uint64(sum(1 << r for r in range(0, g.height, 2)))   # rows 1, 3, 5.. counted from 1
     EVEN = uint64(sum(1 << r for r in range(1, g.height, 2)))
     T = wide_line_tables(g)
     N_LINES = T.n_lines
     L_COLS, L_ROWS, L_START, L_INDEX = T.cols, T.rows, T.start, T.index
-    DELTA = delta_table(K)
-    VALUE = line_value_table(K)
     wk = wide_kernels_for(g)
     win_cells = wk.winning_cells
 
@@ -111,46 +113,11 @@ def wide_eval_kernels(g: Geometry) -> SimpleNamespace:
         return t
 
     @kernel(tag)
-    def play_lines(lst, base, cell, side):
-        delta = int64(0)
-        inc = K1 if side == 0 else 1
-        for i in range(L_START[cell], L_START[cell + 1]):
-            j = base + L_INDEX[i]
-            s = lst[j]
-            delta += DELTA[side, s]
-            lst[j] = s + inc
-        return delta
+    def stone_at(words, line, j):
+        return words[L_COLS[line, j]] & (uint64(1) << uint64(L_ROWS[line, j]))
 
-    @kernel(tag)
-    def line_delta(lst, base, cell, side):
-        delta = int64(0)
-        for i in range(L_START[cell], L_START[cell + 1]):
-            delta += DELTA[side, lst[base + L_INDEX[i]]]
-        return delta
-
-    @kernel(tag)
-    def undo_lines(lst, base, cell, side):
-        inc = K1 if side == 0 else 1
-        for i in range(L_START[cell], L_START[cell + 1]):
-            lst[base + L_INDEX[i]] -= inc
-
-    @kernel(tag)
-    def init_lines(lst, base, first, second):
-        """Fill the line states from the column words; returns the line score (first player's view)."""
-        score = int64(0)
-        for line in range(N_LINES):
-            a = 0
-            b = 0
-            for j in range(K):
-                bit = uint64(1) << uint64(L_ROWS[line, j])
-                if first[L_COLS[line, j]] & bit:
-                    a += 1
-                elif second[L_COLS[line, j]] & bit:
-                    b += 1
-            s = a * K1 + b
-            lst[base + line] = s
-            score += VALUE[s]
-        return score
+    lk = line_state_kernels(tag, K, L_START, L_INDEX, N_LINES, stone_at)
+    play_lines, line_delta, undo_lines, init_lines = lk.play_lines, lk.line_delta, lk.undo_lines, lk.init_lines
 
     @kernel(tag)
     def static_eval(first, second):

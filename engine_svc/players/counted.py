@@ -6,7 +6,7 @@ alpha-beta negamax, fail-soft, with
 * exact pruning of the moves that lose at once: a win now is taken; two
   opponent winning cells on top of columns lose; one must be blocked; a move
   right under an opponent's winning cell is never searched; nothing left is
-  a loss (the same tactics as the engine's, :mod:`engine_svc.negamax`);
+  a loss (the engine's tactics: ``safe_cells`` of :mod:`engine_svc.boards`);
 * a table of scored positions (key, score, depth, bound, best column),
   always replaced, whose best column is tried first; then centre first;
 * leaves scored by :func:`leaf_value`: the side to move's winning cells
@@ -41,6 +41,8 @@ from connect4.geometry import STANDARD, Geometry
 from connect4.jit import kernel
 from connect4.kernels import kernels_for
 
+from ..boards import word_board_ops
+from ..ordering import move_at
 from ..scores import INF, MATE
 
 NODES, BUDGET, ABORT, STOP, BEST = 0, 1, 2, 3, 4  # the workspace ws (int64)
@@ -77,6 +79,7 @@ def counted_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         centre |= g.column_mask(c)
     CENTRE = uint64(centre)
     win_cells = kernels_for(g).winning_cells
+    safe_cells = word_board_ops(g).safe_cells
 
     @kernel(tag)
     def leaf_value(cur, mask):
@@ -101,15 +104,9 @@ def counted_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         if win_cells(cur, mask) & possible:
             return int64(MATE + CELLS - ply)  # a win with stone ply + 1
         opp = cur ^ mask
-        ow = win_cells(opp, mask)
-        forced = possible & ow
-        moves = possible & ~(ow >> uint64(1))  # never right under an opponent's winning cell
-        if forced:
-            if forced & (forced - uint64(1)):
-                return -int64(MATE + CELLS - ply - 1)  # two threats: lost with stone ply + 2
-            moves &= forced
+        moves = safe_cells(possible, win_cells(opp, mask))  # the engine's tactics
         if moves == 0:
-            return -int64(MATE + CELLS - ply - 1)  # every move lets the opponent win next
+            return -int64(MATE + CELLS - ply - 1)  # two threats, or every move lets the opponent win next
         if depth <= 0:
             return leaf_value(cur, mask)
 
@@ -127,14 +124,9 @@ def counted_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         best = -int64(INF)
         bestmove = -1
         for k in range(-1, W):
-            if k < 0:
-                c = ttmove
-                if c < 0:
-                    continue
-            else:
-                c = ORDER[k]
-                if c == ttmove:
-                    continue
+            c = move_at(ORDER, k, ttmove)
+            if c < 0:
+                continue
             b = moves & COLMASK[c]
             if b == 0:
                 continue
@@ -179,14 +171,9 @@ def counted_kernels(g: Geometry = STANDARD) -> SimpleNamespace:
         if tt[slot, KEY] == key:
             first = tt[slot, MOVE]  # the previous iteration's best column first
         for k in range(-1, W):
-            if k < 0:
-                c = first
-                if c < 0:
-                    continue
-            else:
-                c = ORDER[k]
-                if c == first:
-                    continue
+            c = move_at(ORDER, k, first)
+            if c < 0:
+                continue
             b = possible & COLMASK[c]
             if b == 0:
                 continue

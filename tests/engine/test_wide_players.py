@@ -19,8 +19,7 @@ from engine_svc.minimax import BLOCKER, CASUAL, minimax_kernels, weights_array
 from engine_svc.players import InvalidSpec, make_player
 from engine_svc.players.ladder import own_line_score
 from engine_svc.wide_evaluation import wide_eval_kernels, wide_own_line_score
-from engine_svc.wide_mcts import wide_mcts_kernels
-from engine_svc.wide_minimax import wide_minimax_kernels
+
 
 NARROW = [Geometry(7, 6), Geometry(6, 5, 3)]
 
@@ -41,8 +40,8 @@ def _positions(g: Geometry, n: int, seed: int):
 
 @pytest.mark.parametrize("g", NARROW, ids=lambda g: g.name)
 def test_the_wide_players_equal_the_single_word_ones_on_64_bit_boards(g):
-    narrow_mm, wide_mm = minimax_kernels(g), wide_minimax_kernels(g)
-    narrow_mc, wide_mc = mcts_kernels(g), wide_mcts_kernels(g)
+    narrow_mm, wide_mm = minimax_kernels(g), minimax_kernels(g, column_words=True)
+    narrow_mc, wide_mc = mcts_kernels(g), mcts_kernels(g, column_words=True)
     narrow_ev, wide_ev = eval_kernels(g), wide_eval_kernels(g)
     for pos in _positions(g, 12, seed=g.cells):
         cur, mask = pos.current, pos.mask

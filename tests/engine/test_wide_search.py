@@ -1,5 +1,5 @@
 """The engine on boards past 64 bits (the multi-word search of
-:mod:`engine_svc.wide_negamax` behind the same :class:`Engine`): exact
+:mod:`engine_svc.negamax` over the wide board operations of :mod:`engine_svc.boards`, behind the same :class:`Engine`): exact
 against brute-force minimax near the end of 9x7 line-6 and 16x4 line-5 games,
 the tactics (win now, block) on 8x8 and 16x16, deterministic at a fixed depth."""
 
