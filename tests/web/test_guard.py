@@ -1,7 +1,7 @@
 """The page's "guard my moves" switch, in Debian's Chromium against the real
 stack: a move into a trap is replaced by the gate's choice, the rejected
 column is drawn amber and the played one green, the reasons are in words;
-switched off, the same trap is played as clicked; the note's room is kept, so
+switched off, the same trap is played as clicked; while a seat is guarded the note's room is kept, so
 showing it moves nothing."""
 
 from __future__ import annotations
@@ -68,8 +68,9 @@ def test_guard_my_moves_overrides_a_trap_and_says_why(page, stack):
 
 @pytest.mark.parametrize("viewport", [(1280, 860), (390, 844)], ids=["desktop", "phone"])
 def test_the_guard_note_moves_nothing(page, stack, viewport):
-    """Its room under the board is kept while it is empty: the switch, the note
-    shown and gone again shift no part of the page, and the buttons stay put."""
+    """A game nobody guards gives the board the note's room; once a seat is
+    guarded the room is kept while the note is empty: the note shown and gone
+    again shift no part of the page, and the buttons stay put."""
     page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
     seat = seat_position(stack, page.context, RED_TRAP, opponent="human")
     page.goto("/")
@@ -78,12 +79,15 @@ def test_the_guard_note_moves_nothing(page, stack, viewport):
     page.wait_for_selector("#invite-row", state="hidden")
     my_turn(page)
     settled(page)
-    bar = page.locator("#actions").bounding_box()
     note = page.locator("#gate-note")
-    assert not note.is_visible() and note.inner_text() == ""
-    watch_layout_shifts(page)
+    assert note.get_attribute("hidden") is not None  # nobody guards: no room kept under the board
     page.click("#guard")
     page.wait_for_function("document.querySelector('#guard').getAttribute('aria-pressed') === 'true'")
+    page.wait_for_function("!document.querySelector('#gate-note').hidden")
+    settled(page)
+    bar = page.locator("#actions").bounding_box()
+    assert not note.is_visible() and note.inner_text() == ""
+    watch_layout_shifts(page)
     page.click("#board .hit[data-col='4']")
     wait_ply(page, 9)
     page.wait_for_selector("#gate-note", state="visible")

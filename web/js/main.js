@@ -939,7 +939,11 @@ let settleGen = 0;
 function renderGateNote(following) {
   const note = $("gate-note");
   const o = app.st.override;
-  note.classList.toggle("shown", !!(following && o)); // its room is always kept (style.css)
+  // its room is kept while the game has a guarded seat (style.css), so a note moves nothing;
+  // a game nobody guards gives the board that room
+  const room = !!(o || app.st.guarded || Object.values(app.st.seats || {}).some((s) => s && s.guarded));
+  if (note.hidden === room) { note.hidden = !room; fitBoard(); }
+  note.classList.toggle("shown", !!(following && o));
   if (!(following && o)) { note.textContent = ""; return; }
   const letter = (c) => String.fromCharCode(96 + c);
   const who = o.color === app.seat ? "you" : o.color;
