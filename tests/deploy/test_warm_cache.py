@@ -1,5 +1,6 @@
 """The image's warm numba cache: ``deploy/warm_cache.py`` (what the Dockerfile
-runs) fills ``NUMBA_CACHE_DIR`` by starting each service until SERVING; a
+runs) fills ``NUMBA_CACHE_DIR`` by starting each service until SERVING (and
+compiling the large boards they pre-warm in the background); a
 service (or bookgen worker) started afterwards with the same cache finds every
 kernel there and compiles (writes) nothing."""
 
