@@ -29,9 +29,7 @@ from .masks import board_masks
 from .search import NO_SCORE, search_kernels_of
 from .table import ABORT, BUDGET, EPOCH, EPOCH_MAX, GROW_AT, IN_SMALL, NODES, REAL_BUDGET, table_kernels
 
-# run_batch: flags and the error codes of a move list
-WEAK, ANALYZE, FRESH = 1, 2, 4
-OK, OFF_BOARD, FULL_COLUMN, WINS, ABORTED = 0, 1, 2, 3, 4
+from .layout import ABORTED, ANALYZE, FRESH, FULL_COLUMN, OFF_BOARD, OK, WEAK, WINS  # run_batch's flags and codes
 
 __all__ = ["ABORTED", "ANALYZE", "FRESH", "FULL_COLUMN", "NO_SCORE", "OFF_BOARD", "OK", "WEAK", "WINS",
            "search_kernels"]

@@ -33,10 +33,10 @@ from connect4.kernels import kernels_for
 from .jit import kernel, tag_of
 from .masks import board_masks
 from .ordering import NO_CUT, move_list_offsets, ordering_kernels
+from .layout import NO_SCORE
 from .table import ABORT, BUDGET, IN_SMALL, NO_BUDGET, NODES, REAL_BUDGET, table_kernels
 
 STOP_CHECK = 1023  # the stop flag is read every 1024 nodes
-NO_SCORE = -1000  # the score of a full column in an analysis (c4solver's value)
 
 
 @cache
