@@ -98,7 +98,7 @@ def existing_file(text: str) -> str:
 
 def tt_log2(text: str) -> int:
     """The solver's table size as a power of two, within the range the table accepts."""
-    from solver_svc.solver.table import MAX_LOG2, MIN_LOG2
+    from solver_svc.solver.layout import MAX_LOG2, MIN_LOG2
 
     return int_in(MIN_LOG2, MAX_LOG2, note=" (a table of 2**N entries)")(text)
 

@@ -6,7 +6,8 @@ with every kernel its service compiles during warm-up already on disk
 compiled, nothing is listed twice. Each service runs on a free loopback port,
 without Redis, and is stopped with SIGTERM once SERVING. Then the bookgen
 worker's own warm-up (what a worker runs before it takes tasks) runs once, for
-the kernels only workers use.
+the kernels only workers use, and one ``c4 solve`` line (its fast start's
+machine code).
 
     NUMBA_CACHE_DIR=/var/cache/c4/numba python deploy/warm_cache.py
 
@@ -101,11 +102,22 @@ def warm_large_boards() -> bool:
     return done.returncode == 0
 
 
+def warm_solve() -> bool:
+    """One ``c4 solve`` line: it writes the batch kernel's machine code, so a
+    container's ``c4 solve`` starts without numba (solver_svc/solver/native.py)."""
+    done = subprocess.run([sys.executable, "-m", "c4.main", "solve", "52753311433677442422121"],
+                          cwd=REPO, timeout=TIMEOUT_S, capture_output=True, text=True)
+    ok = done.returncode == 0 and done.stdout == "52753311433677442422121 8\n"
+    print(f"warm_cache: c4 solve {'answered' if ok else 'failed: ' + done.stderr[-300:]}", file=sys.stderr)
+    return ok
+
+
 def main() -> int:
     cache = os.environ.get("NUMBA_CACHE_DIR")
     if not cache:
         print("warm_cache: NUMBA_CACHE_DIR is not set; the cache goes beside the sources", file=sys.stderr)
-    ok = all([*(warm(name, module, prefix) for name, (module, prefix) in SERVICES.items()), warm_bookgen(), warm_large_boards()])
+    ok = all([*(warm(name, module, prefix) for name, (module, prefix) in SERVICES.items()), warm_bookgen(),
+              warm_large_boards(), warm_solve()])
     if cache:
         files = sum(1 for p in Path(cache).rglob("*") if p.suffix in (".nbi", ".nbc"))
         print(f"warm_cache: {files} cache files in {cache}", file=sys.stderr)

@@ -35,6 +35,7 @@ from connect4 import Geometry, Position
 from connect4.book import MoveBook
 from connect4.notation import format_moves
 
+from .crosscheck import Entry, check_before_writing
 from .opening import canonical_position
 from servicekit.progress import Progress
 from .solving import BookSolver
@@ -367,6 +368,10 @@ def main(args) -> int:
     if audited < planned:
         args.note.append(f"Partial: {audited} of {planned} positions audited (stopped after "
                          f"{args.max_seconds:.0f} s); the others are not audited in this book.")
+    checked = [Entry(Position.from_moves(f.moves, g), *f.entry()) for f in findings]
+    if not check_before_writing(args, checked, "c4 bookgen corrective"):
+        print(f"c4 bookgen corrective: the audits stay in {journal}", file=sys.stderr)
+        return 1
     write(out, g, findings, header(g, args.stones, depths, audited, len(findings), start, args.note,
                                    Path(args.along).name if along is not None else None, args.deviate,
                                    args.min_stones))

@@ -37,9 +37,11 @@ from collections.abc import Callable
 
 from connect4 import Geometry, Position
 from connect4.book import BookWriter, MoveBook, format_move_entry
+from connect4.keys import position_from_key
 from connect4.notation import format_moves
 
 from servicekit.progress import Progress
+from .crosscheck import Entry
 from .store import ResultStore
 
 Submit = Callable[[Position], None]
@@ -258,6 +260,11 @@ def book_header(g: Geometry, start: Position, plies: int, n: int, notes: list[st
     ]
     lines += notes or []
     return "\n".join(lines)
+
+
+def opening_entries(g: Geometry, entries: dict[int, tuple[int, int]]) -> list[Entry]:
+    """The book's entries as positions (for :func:`.crosscheck.cross_check`)."""
+    return [Entry(position_from_key(key, g), col, score) for key, (col, score) in entries.items()]
 
 
 def write_book(path: str | os.PathLike, entries: dict[int, tuple[int, int]], header: str) -> None:

@@ -41,6 +41,7 @@ def register(sub) -> None:
     op.add_argument("--worker-logs", help="folder for local worker logs (default: a temporary folder)")
     op.add_argument("--worker-restarts", type=argtypes.int_in(0, 100), default=3, metavar="N",
                     help="start a local worker that died again up to N times (default 3); one more death ends the run")
+    add_check_options(op)
     op.set_defaults(run=run_opening)
 
     wk = inner.add_parser("worker", help="run a bookgen worker in the foreground (REDIS_URL)")
@@ -69,7 +70,19 @@ def register(sub) -> None:
     co.add_argument("--books", nargs="*", default=None, type=argtypes.existing_file,
                     help="move and analysis books whose exact scores are reused (default: the opening and analysis books of the size)")
     co.add_argument("--note", action="append", default=[], help="an extra header line (repeatable)")
+    add_check_options(co)
     co.set_defaults(run=run_corrective)
+
+
+def add_check_options(p) -> None:
+    """``--check-solver CMD``: another solver re-solves a sample before the book is written."""
+    p.add_argument("--check-solver", metavar="CMD", default=None,
+                   help="before writing, solve a sample of the entries with this solver too (Pons' line protocol, "
+                        "e.g. c4solver or 'c4 solve'); any disagreement stops the run and nothing is written")
+    p.add_argument("--check-sample", type=argtypes.int_in(0), default=100, metavar="N",
+                   help="entries in the sample (default 100; 0: every entry)")
+    p.add_argument("--check-timeout", type=argtypes.float_in(0, lo_open=True), default=3600.0, metavar="S",
+                   help="seconds the other solver may take for one position (default 3600)")
 
 
 def _redis_url(args) -> str:
@@ -106,7 +119,8 @@ def run_opening(args) -> int:
     from books.bookgen.app import make_app
     from books.bookgen.config import BOOK_DIR, settings
     from books.bookgen.guess import engine_guess
-    from books.bookgen.opening import OpeningCoordinator, book_header, write_book
+    from books.bookgen.crosscheck import check_before_writing
+    from books.bookgen.opening import OpeningCoordinator, book_header, opening_entries, write_book
     from servicekit.progress import Progress
     from books.bookgen.store import ResultStore
     from books.bookgen.workers import LocalRedis, LocalWorkers
@@ -159,6 +173,9 @@ def run_opening(args) -> int:
             guess=engine_guess(g, args.guess_depth) if args.guess_depth > 0 else None,
         )
         result = coord.run()
+        if not check_before_writing(args, opening_entries(g, result.entries), "c4 bookgen"):
+            print("c4 bookgen: the solved positions stay in Redis and in the journal", file=sys.stderr)
+            return 1
         write_book(out, result.entries, book_header(g, start, args.plies, len(result.entries), args.note))
         Path(str(out) + ".journal").unlink(missing_ok=True)
         per_ply = ", ".join(f"{p} stones: {n}" for p, n in result.by_ply.items())

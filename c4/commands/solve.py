@@ -12,17 +12,28 @@ whatever stdin holds when the solver is free is read at once, so a pipe full
 of lines costs one call per batch, while a client that writes one line and
 waits for its answer gets it at once (every batch is flushed). A batch is cut
 so that one call takes about 50 ms; long searches are answered one by one.
+
+Fast start: when the batch kernel's machine code for the board is on disk
+(:mod:`solver_svc.solver.native`, written by the first ``c4 solve`` of a
+build that had to load numba), the lines are solved by that code through
+llvmlite alone: numba and numpy are never imported. Otherwise the numba
+:class:`~solver_svc.solver.Solver` answers, and the machine code is written
+after the last answer for the next run.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from c4 import argtypes
-from connect4.errors import Connect4Error
-from connect4.geometry import Geometry
+
+if TYPE_CHECKING:
+    from connect4.geometry import Geometry
+    from solver_svc.solver.native import Board
 
 INVALID_MOVE = -1000  # c4solver's score of a column that cannot be played
 BATCH_S = 0.05  # aim of one solver call: answers of slow lines are not held back
@@ -48,6 +59,9 @@ def register(sub) -> None:
         p.add_argument("--nodes", type=argtypes.int_in(0), default=0, metavar="N",
                        help="boards past 64 bits (8x8, 9x7 ...): node budget per line, 0 = none (default); "
                             "a line not proved within it is reported on stderr, never guessed")
+        p.add_argument("--no-native", action="store_true",
+                       help="solve with the numba kernels even when their standalone machine code is on disk "
+                            "(and do not write it)")
         p.set_defaults(run=run)
 
 
@@ -73,15 +87,17 @@ class LineSolver:
     ``c4 bench solver`` times.
     """
 
-    def __init__(self, geometry: Geometry, *, weak: bool = False, analyze: bool = False, fresh: bool = False,
-                 tt_log2: int | None = None):
-        from solver_svc.solver import Solver
-
-        self.g = geometry
+    def __init__(self, geometry: Geometry | Board, *, weak: bool = False, analyze: bool = False,
+                 fresh: bool = False, tt_log2: int | None = None, solver=None):
+        self.g = geometry  # a Board (width, height, k) with the native ``solver``
         self.weak = weak
         self.analyze = analyze
         self.fresh = fresh
-        self.solver = Solver(geometry, tt_log2=tt_log2)
+        if solver is None:
+            from solver_svc.solver import Solver
+
+            solver = Solver(geometry, tt_log2=tt_log2)  # type: ignore[arg-type]
+        self.solver = solver
         self.solve_cpu_s = 0.0  # CPU time inside the solver calls alone (c4 bench solver --vs: per solve)
 
     def encode_line(self, text: str):
@@ -93,17 +109,17 @@ class LineSolver:
             if g.width > 9 and text:
                 raise InvalidLine(1, "boards wider than 9 columns need separated moves")
             return text
-        from connect4 import IllegalMove, InvalidPosition, parse_moves
+        from connect4 import Geometry, IllegalMove, InvalidPosition, parse_moves
 
         try:
-            return parse_moves(text, g)
+            return parse_moves(text, g if isinstance(g, Geometry) else Geometry.parse(f"{g.width}x{g.height}", g.k))
         except IllegalMove as exc:
             raise InvalidLine((exc.index or 0) + 1, str(exc)) from None
         except InvalidPosition as exc:
             raise InvalidLine(1, str(exc)) from None
 
     def reason(self, code: int, text: str, item, move: int) -> str:
-        from solver_svc.solver import FULL_COLUMN, OFF_BOARD
+        from solver_svc.solver.layout import FULL_COLUMN, OFF_BOARD
 
         shown = item[move - 1] if isinstance(item, str) else _edge(item[move - 1])
         if code == OFF_BOARD:
@@ -123,7 +139,7 @@ class LineSolver:
                 items.append("0")  # a placeholder the solver rejects at once: one row a line
         batch = self._solve(items)
         out, err = [], []
-        scores, errors = batch.scores.tolist(), batch.errors.tolist()
+        scores, errors = _listed(batch.scores), _listed(batch.errors)
         for i, text in enumerate(texts):
             if i in bad:
                 move, why = bad[i]
@@ -147,6 +163,11 @@ class LineSolver:
             batch = s.solve_many(items, weak=self.weak, fresh=self.fresh)
         self.solve_cpu_s += time.process_time() - c0
         return batch
+
+
+def _listed(values) -> list:
+    """A numpy array's rows as lists (the numba Solver's Batch); lists as they are (the native one's)."""
+    return values.tolist() if hasattr(values, "tolist") else values
 
 
 def batches(lines: list[str], answer, budget_s: float = BATCH_S):
@@ -181,24 +202,71 @@ def _stdin_chunks():
             yield [line.decode("utf-8", "replace").rstrip("\r") for line in complete]
 
 
-def run(args) -> int:
+def native_line_solver(args) -> LineSolver | None:
+    """A LineSolver on the batch kernel's machine code, without numba; None
+    when there is none for this board (the numba Solver answers then)."""
+    if getattr(args, "no_native", False):
+        return None
+    size = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", args.size)
+    if size is None:
+        return None  # the numba path says what is wrong with it
+    from solver_svc.solver.native import NativeSolver, NativeUnavailable, board
+
+    shape = board(int(size[1]), int(size[2]), args.connect)
     try:
-        g = Geometry.parse(args.size, args.connect)
-        solver = None if g.wide else LineSolver(g, weak=args.weak, analyze=args.analyze, fresh=args.fresh,
-                                                tt_log2=args.tt_log2)
-    except Connect4Error as exc:
-        print(f"c4 solve: {exc}", file=sys.stderr)
-        return 2
-    if args.moves:
-        chunks = iter([list(args.moves)])
-    else:
-        try:
-            sys.stdin.fileno()
-            chunks = _stdin_chunks()
-        except (AttributeError, OSError, ValueError):  # a stdin without a file (tests)
-            chunks = iter([[line.rstrip("\r\n") for line in sys.stdin]])
+        native = NativeSolver(shape, tt_log2=args.tt_log2)
+    except (NativeUnavailable, OSError, ImportError, ValueError):
+        return None
+    return LineSolver(shape, weak=args.weak, analyze=args.analyze, fresh=args.fresh, solver=native)
+
+
+def run(args) -> int:
+    solver = native_line_solver(args)
+    g = None
     if solver is None:
-        return _solve_wide(args, g, chunks)
+        from connect4 import Geometry
+        from connect4.errors import Connect4Error
+
+        try:
+            g = Geometry.parse(args.size, args.connect)
+            if g.wide:  # past 64 bits: the wide solver, same protocol
+                return _solve_wide(args, g, _chunks(args))
+            solver = LineSolver(g, weak=args.weak, analyze=args.analyze, fresh=args.fresh, tt_log2=args.tt_log2)
+        except Connect4Error as exc:
+            print(f"c4 solve: {exc}", file=sys.stderr)
+            return 2
+    code = _serve(solver, args)
+    if g is not None and not getattr(args, "no_native", False):
+        _write_native(g)
+    return code
+
+
+def _write_native(g) -> None:
+    """After the answers: the batch kernel's machine code for the next run's fast start."""
+    import logging
+
+    from solver_svc.solver.native import board, export, is_current
+
+    try:
+        if not is_current(board(g.width, g.height, g.k)):
+            export(g)
+    except Exception as exc:  # the next run takes the numba path again: slower, never wrong
+        logging.getLogger(__name__).warning("no fast start for the next run", extra={"error": repr(exc)})
+
+
+def _chunks(args):
+    """The lines to answer, from the arguments, else stdin as it comes."""
+    if args.moves:
+        return iter([list(args.moves)])
+    try:
+        sys.stdin.fileno()
+        return _stdin_chunks()
+    except (AttributeError, OSError, ValueError):  # a stdin without a file (tests)
+        return iter([[line.rstrip("\r\n") for line in sys.stdin]])
+
+
+def _serve(solver: LineSolver, args) -> int:
+    chunks = _chunks(args)
     failed = 0
     number = 1
     out, err = sys.stdout, sys.stderr

@@ -41,7 +41,10 @@ owner and the kernels that pack and unpack it), :mod:`.ordering` (move
 ordering and enhanced transposition cutoffs), :mod:`.search` (negamax and the
 null-window driver), :mod:`.driver` (the numba entry points: one position,
 a batch, preload), :mod:`.solver` (the Python API), :mod:`.quickload`
-(loading cached kernels fast), :mod:`.jit` (the kernel decorator).
+(loading cached kernels fast), :mod:`.jit` (the kernel decorator),
+:mod:`.masks` (the board constants), :mod:`.layout` (the numbers Python and
+the kernels share), :mod:`.native` (the batch kernel as standalone machine
+code: ``c4 solve`` without numba).
 
 The search (see :mod:`.search`): negamax alpha-beta with null-window
 narrowing, a table of lower and upper bounds with the best move, one entry for
@@ -50,9 +53,24 @@ ordered by the table move, winning cells created and centre distance, moves
 that lose at once never searched, enhanced transposition cutoffs.
 """
 
+from typing import TYPE_CHECKING
+
 from .errors import BudgetExceeded
-from .driver import ABORTED, FULL_COLUMN, NO_SCORE, OFF_BOARD, OK, WINS
-from .solver import Batch, Solver, SolveResult
+from .layout import ABORTED, FULL_COLUMN, NO_SCORE, OFF_BOARD, OK, WINS
+
+if TYPE_CHECKING:
+    from .solver import Batch, Solver, SolveResult
+
+
+def __getattr__(name: str):
+    """``Solver``, ``Batch`` and ``SolveResult`` on first use: importing this
+    package (or its numpy-free modules, :mod:`.layout`, :mod:`.native`) does
+    not import numba."""
+    if name in ("Batch", "Solver", "SolveResult"):
+        from . import solver
+
+        return getattr(solver, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "ABORTED", "Batch", "BudgetExceeded", "FULL_COLUMN", "NO_SCORE", "OFF_BOARD", "OK", "SolveResult", "Solver",

@@ -19,19 +19,17 @@ from __future__ import annotations
 from functools import cache
 from types import SimpleNamespace
 
-import numpy as np
 from numba import int64, uint64
 
 from connect4.geometry import Geometry
 from connect4.kernels import kernels_for
 
 from .jit import kernel, tag_of
+from .masks import board_masks
 from .search import NO_SCORE, search_kernels_of
 from .table import ABORT, BUDGET, EPOCH, EPOCH_MAX, GROW_AT, IN_SMALL, NODES, REAL_BUDGET, table_kernels
 
-# run_batch: flags and the error codes of a move list
-WEAK, ANALYZE, FRESH = 1, 2, 4
-OK, OFF_BOARD, FULL_COLUMN, WINS, ABORTED = 0, 1, 2, 3, 4
+from .layout import ABORTED, ANALYZE, FRESH, FULL_COLUMN, OFF_BOARD, OK, WEAK, WINS  # run_batch's flags and codes
 
 __all__ = ["ABORTED", "ANALYZE", "FRESH", "FULL_COLUMN", "NO_SCORE", "OFF_BOARD", "OK", "WEAK", "WINS",
            "search_kernels"]
@@ -40,11 +38,8 @@ __all__ = ["ABORTED", "ANALYZE", "FRESH", "FULL_COLUMN", "NO_SCORE", "OFF_BOARD"
 @cache
 def search_kernels(g: Geometry) -> SimpleNamespace:
     tag = tag_of(g)
-    W, CELLS = g.width, g.cells
-    BOTTOM = uint64(g.bottom_mask)
-    BOARD = uint64(g.board_mask)
-    COL = np.array([g.column_mask(c) for c in range(W)], dtype=np.uint64)
-    TOP = np.array([g.top_mask(c) for c in range(W)], dtype=np.uint64)
+    b = board_masks(g)
+    W, CELLS, BOTTOM, BOARD, COL, TOP = b.W, b.CELLS, b.BOTTOM, b.BOARD, b.COL, b.TOP
     ZERO = uint64(0)
     s = search_kernels_of(g)
     negamax, can_win_next, begin, score_of, analyze_into = (s.negamax, s.can_win_next, s.begin, s.score_of,

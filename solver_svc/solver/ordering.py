@@ -15,12 +15,13 @@ from functools import cache
 from types import SimpleNamespace
 
 import numpy as np
-from numba import int64, uint64
+from numba import int64
 
 from connect4.geometry import Geometry
 from connect4.kernels import kernels_for
 
 from .jit import kernel, tag_of
+from .masks import board_masks
 from .table import STATE_SIZE, table_kernels
 
 ETC_MIN_EMPTY = 8  # probe the children in the table first when this many cells are empty
@@ -36,10 +37,8 @@ def move_list_offsets(g: Geometry) -> tuple[int, int]:
 @cache
 def ordering_kernels(g: Geometry) -> SimpleNamespace:
     tag = tag_of(g)
-    W, CELLS = g.width, g.cells
-    COL = np.array([g.column_mask(c) for c in range(W)], dtype=np.uint64)
-    MCOL = COL[::-1].copy()  # MCOL[c]: the mirror image of column c
-    BOTTOM = uint64(g.bottom_mask)
+    b = board_masks(g)
+    W, CELLS, COL, MCOL, BOTTOM = b.W, b.CELLS, b.COL, b.MCOL, b.BOTTOM
     ORDER = np.array(g.center_order(), dtype=np.int64)
     MV, SC = move_list_offsets(g)
     bits = kernels_for(g)

@@ -25,29 +25,25 @@ from __future__ import annotations
 from functools import cache
 from types import SimpleNamespace
 
-import numpy as np
 from numba import uint64
 
 from connect4.geometry import Geometry
 from connect4.kernels import kernels_for
 
 from .jit import kernel, tag_of
+from .masks import board_masks
 from .ordering import NO_CUT, move_list_offsets, ordering_kernels
+from .layout import NO_SCORE
 from .table import ABORT, BUDGET, IN_SMALL, NO_BUDGET, NODES, REAL_BUDGET, table_kernels
 
 STOP_CHECK = 1023  # the stop flag is read every 1024 nodes
-NO_SCORE = -1000  # the score of a full column in an analysis (c4solver's value)
 
 
 @cache
 def search_kernels_of(g: Geometry) -> SimpleNamespace:
     tag = tag_of(g)
-    W, CELLS = g.width, g.cells
-    BOTTOM = uint64(g.bottom_mask)
-    BOARD = uint64(g.board_mask)
-    COL = np.array([g.column_mask(c) for c in range(W)], dtype=np.uint64)
-    MCOL = COL[::-1].copy()  # MCOL[c]: the mirror image of column c
-    TOP = np.array([g.top_mask(c) for c in range(W)], dtype=np.uint64)
+    b = board_masks(g)
+    W, CELLS, BOTTOM, BOARD, COL, MCOL, TOP = b.W, b.CELLS, b.BOTTOM, b.BOARD, b.COL, b.MCOL, b.TOP
     LEFT_HALF = uint64(sum(g.column_mask(c) for c in range(W) if c <= W - 1 - c))
     ZERO, ONE = uint64(0), uint64(1)
     MV, _ = move_list_offsets(g)

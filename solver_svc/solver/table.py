@@ -61,70 +61,11 @@ from numba import int64, uint64
 
 from .jit import kernel, tag_of
 
-HASH_MUL = 0x9E3779B97F4A7C15  # 2**64 / golden ratio, odd
-MIN_LOG2 = 18
-MAX_LOG2 = 32
-NO_LOWER = -32
-NO_UPPER = 31
-MAX_EPOCH_BITS = 40
-
-# Slots of the int64 workspace shared by Python and the kernels: the search's
-# counters, then the layout of the table the search uses (EPOCH .. EPOCH_MAX),
-# then the same five of the other table (OTHER + 0 .. 4: the small table while
-# the search uses the main one, and the other way round), the budget put
-# aside while the search runs in the small table, and whether it does.
-NODES, BUDGET, ABORT, EPOCH, IDX_SHIFT, TAG_MASK, EPOCH_BITS, EPOCH_MAX = range(8)
-LAYOUT_SLOTS = 5  # EPOCH .. EPOCH_MAX
-OTHER = 8
-REAL_BUDGET = OTHER + LAYOUT_SLOTS
-IN_SMALL = REAL_BUDGET + 1
-GROW_AT = IN_SMALL + 1  # the slot of the nodes a search may spend in the small table
-STATE_SIZE = GROW_AT + 1
-NO_BUDGET = 1 << 62
-
-# The small table (see "A small table first" above).
-SMALL_LOG2 = 16
-GROW_NODES = 1 << 18  # nodes in the small table before a search moves to the main one (ws[GROW_AT])
-
-
-def move_bits(width: int) -> int:
-    """Bits of the stored move (column + 1, 0 = none)."""
-    return max(1, width.bit_length())
-
-
-def payload_bits(width: int) -> int:
-    """Bits below the epoch: two 6-bit bounds and the move."""
-    return 12 + move_bits(width)
-
-
-def key_bits(geometry) -> int:
-    return geometry.width * geometry.h1
-
-
-def layout(geometry, log2: int) -> tuple[int, int, int, int]:
-    """(log2, payload bits, tag bits, epoch bits) of a table for ``geometry``;
-    ``log2`` is raised when no epoch bit would be left."""
-    kb = key_bits(geometry)
-    payload = payload_bits(geometry.width)
-    log2 = max(log2, kb + payload - 63)
-    tag = max(0, kb - log2)
-    epoch = min(MAX_EPOCH_BITS, 64 - payload - tag)
-    return log2, payload, tag, epoch
-
-
-def workspace_size(geometry) -> int:
-    return STATE_SIZE + 2 * (geometry.cells + 1) * geometry.width
-
-
-def _set_layout(st, at: int, geometry, log2: int) -> int:
-    """Write the layout slots of a ``2**log2`` table at ``st[at:at + LAYOUT_SLOTS]``; its log2."""
-    log2, _, tag_bits, epoch_bits = layout(geometry, log2)
-    st[at + EPOCH - EPOCH] = 1
-    st[at + IDX_SHIFT - EPOCH] = max(0, key_bits(geometry) - log2)
-    st[at + TAG_MASK - EPOCH] = (1 << tag_bits) - 1
-    st[at + EPOCH_BITS - EPOCH] = epoch_bits
-    st[at + EPOCH_MAX - EPOCH] = (1 << epoch_bits) - 1
-    return log2
+from .layout import (  # noqa: F401 (the layout's numbers, re-exported for the kernels' modules)
+    ABORT, BUDGET, EPOCH, EPOCH_BITS, EPOCH_MAX, GROW_AT, GROW_NODES, HASH_MUL, IDX_SHIFT, IN_SMALL, LAYOUT_SLOTS,
+    MAX_EPOCH_BITS, MAX_LOG2, MIN_LOG2, NO_BUDGET, NO_LOWER, NO_UPPER, NODES, OTHER, REAL_BUDGET, SMALL_LOG2,
+    STATE_SIZE, TAG_MASK, init_state, key_bits, layout, payload_bits, workspace_size,
+)
 
 
 class TranspositionTable:
@@ -133,20 +74,13 @@ class TranspositionTable:
     keys are longer) where a search from a fresh table begins."""
 
     def __init__(self, geometry, log2: int):
-        if not MIN_LOG2 <= log2 <= MAX_LOG2:
-            raise ValueError(f"tt_log2 must be in {MIN_LOG2}..{MAX_LOG2}, got {log2}")
-        self.log2, self.payload_bits, self.tag_bits, self.epoch_bits = layout(geometry, log2)
-        self.words = np.zeros(1 << self.log2, dtype=np.uint64)  # calloc: pages appear on first touch
         self.ws = np.zeros(workspace_size(geometry), dtype=np.int64)
         self.state = self.ws[:STATE_SIZE]  # a view: the kernels' state slots
-        st = self.state
-        _set_layout(st, EPOCH, geometry, self.log2)
-        st[BUDGET] = NO_BUDGET
-        use_small = self.log2 > SMALL_LOG2 and key_bits(geometry) > SMALL_LOG2
-        small_log2 = _set_layout(st, OTHER, geometry, SMALL_LOG2) if use_small else 0
-        self.small = np.zeros(1 << small_log2 if use_small else 1, dtype=np.uint64)
-        self.has_small = use_small
-        st[GROW_AT] = GROW_NODES
+        self.log2, small_log2 = init_state(self.state, geometry, log2)
+        _, self.payload_bits, self.tag_bits, self.epoch_bits = layout(geometry, self.log2)
+        self.words = np.zeros(1 << self.log2, dtype=np.uint64)  # calloc: pages appear on first touch
+        self.small = np.zeros(1 << small_log2 if small_log2 else 1, dtype=np.uint64)
+        self.has_small = small_log2 > 0
         self._prefaulted = False
 
     def reset(self) -> None:
