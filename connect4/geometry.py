@@ -113,3 +113,22 @@ class Geometry:
 
 
 STANDARD = Geometry(7, 6, 4)
+
+
+def large_boards(text: str, setting: str) -> list[Geometry]:
+    """The boards past 64 bits of a list setting such as C4_ENGINE_PREWARM
+    (``"8x8,9x7k5"``: line length after ``k``, 4 by default; ``"none"`` or empty:
+    none); the 64-bit ones are left out. InvalidGeometry naming the setting and
+    the bad part."""
+    if text.strip().lower() in ("", "none"):
+        return []
+    out = []
+    for part in text.split(","):
+        size, _, k = part.strip().lower().partition("k")
+        try:
+            g = Geometry.parse(size, int(k) if k else 4)
+        except (InvalidGeometry, ValueError) as exc:
+            raise InvalidGeometry(f"{setting}: {part.strip()!r} is not a board ({exc})") from None
+        if g.wide:
+            out.append(g)
+    return out

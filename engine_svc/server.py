@@ -27,6 +27,7 @@ from servicekit.deadlines import time_left
 
 from connect4 import STANDARD
 from connect4.bookset import BookSet
+from connect4.geometry import large_boards
 from .evaluation import evaluate
 from .metrics import MOVES, NODES, SEARCH_SECONDS, record_speed
 from .players import DEFAULT_ENGINE_MS, Cancel, InvalidSpec, Stopped, list_players, make_player, parse_spec
@@ -275,16 +276,8 @@ PREWARM_SPECS = ("random", "greedy", "easy", "minimax:2", "mcts:50", "alphabeta"
 
 
 def prewarm_boards(text: str) -> list[Geometry]:
-    """The boards past 64 bits of C4_ENGINE_PREWARM ("8x8,9x7k5"; "none")."""
-    if text.strip().lower() in ("", "none"):
-        return []
-    out = []
-    for part in text.split(","):
-        size, _, k = part.strip().lower().partition("k")
-        g = Geometry.parse(size, int(k) if k.isdigit() else 4)
-        if g.wide:
-            out.append(g)
-    return out
+    """The large boards of C4_ENGINE_PREWARM (the others run on the 64-bit kernels, warm already)."""
+    return large_boards(text, "C4_ENGINE_PREWARM")
 
 
 def prewarm(servicer: EngineServicer, boards: list[Geometry]) -> threading.Thread:
@@ -331,7 +324,7 @@ def main() -> None:
     try:
         boards = prewarm_boards(settings.prewarm)
     except (Connect4Error, ValueError) as exc:
-        raise SystemExit(f"engine: C4_ENGINE_PREWARM={settings.prewarm!r}: {exc}") from None
+        raise SystemExit(f"engine: {exc}") from None
     servicer = EngineServicer(settings)
 
     def warm() -> None:

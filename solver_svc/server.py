@@ -9,8 +9,9 @@ from collections.abc import Sequence
 import grpc
 
 from c4proto.connect4.v1 import solver_pb2_grpc
-from connect4 import STANDARD, Connect4Error, Geometry, Position
+from connect4 import STANDARD, Geometry, Position
 from connect4.bookset import BookSet
+from connect4.geometry import large_boards
 from servicekit.grpc_server import build_server, mark_serving, run_service
 
 from .builtin import SolverPool
@@ -62,19 +63,8 @@ def warm_up(oracle: Oracle, prewarm: Sequence[Geometry] = ()) -> None:
 
 
 def prewarm_sizes(text: str) -> list[Geometry]:
-    """The boards of C4_SOLVER_PREWARM ("8x8,9x7k5"; "none"); ValueError naming a bad one."""
-    if text.strip().lower() in ("", "none"):
-        return []
-    out = []
-    for part in text.split(","):
-        size, _, k = part.strip().lower().partition("k")
-        try:
-            g = Geometry.parse(size, int(k) if k else 4)
-        except (Connect4Error, ValueError) as exc:
-            raise ValueError(f"C4_SOLVER_PREWARM: {part.strip()!r} is not a board ({exc})") from None
-        if g.wide:  # the others run on the 64-bit kernels, warm already
-            out.append(g)
-    return out
+    """The large boards of C4_SOLVER_PREWARM (the others run on the 64-bit kernels, warm already)."""
+    return large_boards(text, "C4_SOLVER_PREWARM")
 
 
 def _add_servicers(oracle: Oracle, settings: SolverSettings):

@@ -12,7 +12,7 @@ from engine_svc.settings import EngineSettings
 def test_prewarm_boards_keeps_the_large_ones_and_refuses_a_bad_one():
     assert prewarm_boards("8x8, 9x7k5,7x6") == [Geometry(8, 8), Geometry(9, 7, 5)]
     assert prewarm_boards("none") == [] and prewarm_boards("") == []
-    with pytest.raises(InvalidGeometry):
+    with pytest.raises(InvalidGeometry, match="C4_ENGINE_PREWARM: '17x8' is not a board"):
         prewarm_boards("17x8")
 
 
