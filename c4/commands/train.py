@@ -32,7 +32,8 @@ def register(sub) -> None:
 
     v = kinds.add_parser("pv", help="the policy/value net distilled from exact labels (docs/learned.md)")
     v.add_argument("--out", default="artifacts/train/pv", help="run folder (labels, checkpoints, curves)")
-    v.add_argument("--games", type=int, default=600, help="ladder games whose positions are labelled")
+    v.add_argument("--games", type=int, default=600,
+                   help="ladder games whose positions are labelled (0: none; train on --extra-labels)")
     v.add_argument("--max-positions", type=int, default=0,
                    help="label and train on only the first N positions of the games (0: all)")
     v.add_argument("--extra-labels", default="",
@@ -40,6 +41,8 @@ def register(sub) -> None:
     v.add_argument("--no-book-positions", dest="book_positions", action="store_false",
                    help="do not add the analysis book's entries (the early plies) to the training set")
     v.add_argument("--heldout-games", type=int, default=60, help="ladder games (another seed) for validation")
+    v.add_argument("--heldout", default=None,
+                   help="a fixed held-out labels .npz (e.g. books/models/heldout-7x6.npz) instead of --heldout-games")
     v.add_argument("--node-budget", type=int, default=1_000_000,
                    help="solver nodes for a weak label (a strong one gets 30 %% of it first)")
     v.add_argument("--epochs", type=int, default=12)
@@ -47,10 +50,22 @@ def register(sub) -> None:
     v.add_argument("--lr", type=float, default=2e-3)
     v.add_argument("--channels", type=int, default=32)
     v.add_argument("--blocks", type=int, default=3)
+    v.add_argument("--value-hidden", type=int, default=64)
     v.add_argument("--eval-pairs", type=int, default=10, help="paired openings against greedy and minimax:3 an epoch")
     v.add_argument("--seed", type=int, default=0)
     v.add_argument("--export", default=None, help="write the run-time weights here at the end (.npz)")
     v.set_defaults(run=run_pv)
+
+    lb = kinds.add_parser("labels", help="exact labels of ladder positions at scale, in resumable blocks (no PyTorch)")
+    lb.add_argument("--out", default="artifacts/train/labels", help="run folder (block-*.npz); a rerun resumes")
+    lb.add_argument("--blocks", type=int, default=100, help="blocks of games to make (a rerun adds the missing ones)")
+    lb.add_argument("--games-per-block", type=int, default=25)
+    lb.add_argument("--node-budget", type=int, default=1_000_000, help="solver nodes for a weak label")
+    lb.add_argument("--strong-budget", type=int, default=300_000, help="solver nodes for a strong label, tried first")
+    lb.add_argument("--exclude", default=None,
+                    help="a labels .npz (e.g. books/models/heldout-7x6.npz) whose positions are never labelled")
+    lb.add_argument("--seed", type=int, default=0)
+    lb.set_defaults(run=run_labels)
 
     q = kinds.add_parser("quality", help="held-out quality of a pv net on solver-proven positions (no PyTorch)")
     q.add_argument("--weights", default=None, help="a pv weights file (default: the shipped one)")
@@ -146,12 +161,16 @@ def run_pv(args) -> int:
     from c4.training.pvtrain import PvConfig
 
     cfg = PvConfig(epochs=args.epochs, batch=args.batch, lr=args.lr, channels=args.channels, blocks=args.blocks,
-                   eval_pairs=args.eval_pairs, seed=args.seed)
+                   value_hidden=args.value_hidden, eval_pairs=args.eval_pairs, seed=args.seed)
     try:
         cfg.check()
-        if args.games < 1 or args.heldout_games < 1 or args.node_budget < 1000 or args.max_positions < 0:
-            raise ValueError("--games and --heldout-games must be at least 1, --node-budget at least 1000, "
+        if args.games < 0 or args.heldout_games < 1 or args.node_budget < 1000 or args.max_positions < 0:
+            raise ValueError("--games at least 0, --heldout-games at least 1, --node-budget at least 1000, "
                              "--max-positions at least 0")
+        if args.games == 0 and not args.extra_labels:
+            raise ValueError("--games 0 needs --extra-labels (something to train on)")
+        if args.heldout and not Path(args.heldout).is_file():
+            raise ValueError(f"--heldout {args.heldout}: no such file")
         out = _prepare(args)
     except (ValueError, OutputError) as exc:
         return _fail(str(exc))
@@ -216,6 +235,36 @@ def _pv_reference(weights: Path, labels: Path) -> None:
     model = build(meta["channels"], meta["blocks"], meta["value_hidden"])
     model.load_state_dict({_torch_name(k): torch.from_numpy(v) for k, v in arrays.items()})
     np.savez(reference_path(weights), **reference_outputs(model, load_labels(labels)))
+
+
+def run_labels(args) -> int:
+    import json
+
+    import numpy as np
+
+    from c4.outputs import OutputError, prepare_dir
+    from c4.training.labelrun import label_run, summary
+    from c4.training.labels import _canonical
+    from servicekit.progress import Progress
+
+    try:
+        if args.blocks < 1 or args.games_per_block < 1:
+            raise ValueError("--blocks and --games-per-block must be at least 1")
+        if args.node_budget < 1000 or not 1000 <= args.strong_budget <= args.node_budget:
+            raise ValueError("--node-budget at least 1000, --strong-budget between 1000 and --node-budget")
+        exclude: set[int] = set()
+        if args.exclude:
+            with np.load(args.exclude) as z:
+                exclude = {_canonical(int(c), int(m)) for c, m in zip(z["current"], z["mask"], strict=True)}
+        out = prepare_dir(args.out)
+    except (ValueError, OutputError, OSError, KeyError) as exc:
+        return _fail(str(exc))
+    bar = Progress("blocks labelled", args.blocks)
+    label_run(Path(out), args.blocks, args.seed, args.node_budget, args.strong_budget, args.games_per_block,
+              exclude, progress=lambda i: bar.advance(n=i - bar.done), log=lambda s: print(s, file=sys.stderr))
+    bar.finish()
+    print(json.dumps(summary(Path(out))))
+    return 0
 
 
 HELDOUT_FILE = "heldout-7x6.npz"

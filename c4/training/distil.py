@@ -81,28 +81,38 @@ def distil(cfg, args, out: Path) -> int:
     from .quality import quality
     from .report import write_outputs
 
-    log = lambda s: print(s, file=sys.stderr)  # noqa: E731
-    train_samples = positions(out, "labels-train", args.games, args.seed + 1)
-    seen = {Position.from_moves(s.moves).canonical_key() for s in train_samples}
-    held_samples = positions(out, "labels-heldout", args.heldout_games, args.seed + 1_000_001, exclude=seen)
-    if args.max_positions:
-        train_samples = train_samples[:args.max_positions]
-    tr = label(out, "labels-train", train_samples, args.node_budget)
-    ho = label(out, "labels-heldout", held_samples, args.node_budget)
-    log(f"labels: train {tr['stats']}, held out {ho['stats']}")
+    from .labelrun import load_run, summary
     from .labels import _canonical, book_labels, load_labels, merge, summarize
 
+    log = lambda s: print(s, file=sys.stderr)  # noqa: E731
+    train_samples = positions(out, "labels-train", args.games, args.seed + 1) if args.games else []
+    if args.max_positions:
+        train_samples = train_samples[:args.max_positions]
+    if args.heldout:  # a fixed held-out set (e.g. the shipped one): nets trained apart compare on it
+        with np.load(args.heldout) as z:
+            ho = {"data": {k: z[k] for k in ("current", "mask", "ply", "scores", "strong")},
+                  "stats": {"file": str(args.heldout)}}
+    else:
+        seen = {Position.from_moves(s.moves).canonical_key() for s in train_samples}
+        held_samples = positions(out, "labels-heldout", args.heldout_games, args.seed + 1_000_001, exclude=seen)
+        ho = label(out, "labels-heldout", held_samples, args.node_budget)
+    tr = label(out, "labels-train", train_samples, args.node_budget) if train_samples else None
+    log(f"labels: train {tr and tr['stats']}, held out {ho['stats']}")
+
     held = {_canonical(int(c), int(m)) for c, m in zip(ho["data"]["current"], ho["data"]["mask"], strict=True)}
-    parts = [tr["data"]]
+    parts = [tr["data"]] if tr else []
     extra_stats = {}
     for folder in [Path(f) for f in (args.extra_labels or "").split(",") if f.strip()]:
         # more labelled ladder positions (another seed, maybe other budgets), less the held-out ones
-        samples = pickle.loads((folder / "positions.pkl").read_bytes())
-        data = load_labels(folder)
+        if any(folder.glob("block-*.npz")):  # c4 train labels' blocks
+            data = load_run(folder)
+            extra_stats[str(folder)] = summary(folder)
+        else:
+            data = load_labels(folder)
+            extra_stats[str(folder)] = summarize(pickle.loads((folder / "positions.pkl").read_bytes()), folder)
         pairs = zip(data["current"], data["mask"], strict=True)
         keep = np.array([_canonical(int(c), int(m)) not in held for c, m in pairs])
         parts.append({k: v[keep] for k, v in data.items()})
-        extra_stats[str(folder)] = summarize(samples, folder)
         log(f"extra labels {folder}: {extra_stats[str(folder)]}")
     if args.book_positions:  # every analysis-book entry too (the early plies), less the held-out positions
         parts.append(book_labels(exclude=held))
@@ -116,7 +126,7 @@ def distil(cfg, args, out: Path) -> int:
     (out / "quality.json").write_text(json.dumps(q, indent=1))
     command = "c4 train pv " + " ".join(shlex.quote(a) for a in sys.argv[3:])
     files = write_outputs(out, "policy/value net distilled from exact labels", asdict(cfg), result["history"],
-                          "epoch", {"labels_train": tr["stats"], "labels_extra": extra_stats,
+                          "epoch", {"labels_train": tr and tr["stats"], "labels_extra": extra_stats,
                                     "labels_heldout": ho["stats"],
                                     "training_positions": int(len(train_data["current"])),
                                     "best_epoch": result["best_epoch"], "quality": q},

@@ -120,7 +120,9 @@ def test_exported_weights_run_in_numpy_like_the_trainer(tmp_path, fixed_set):
 @pytest.mark.parametrize("argv, needle", [
     (["train", "pv", "--epochs", "0"], "--epochs must be at least 1"),
     (["train", "pv", "--lr", "3"], "--lr must be in (0, 1)"),
-    (["train", "pv", "--games", "0"], "--games and --heldout-games must be at least 1"),
+    (["train", "pv", "--games", "-1"], "--games at least 0"),
+    (["train", "pv", "--games", "0"], "--games 0 needs --extra-labels"),
+    (["train", "pv", "--heldout", "/nonexistent/held.npz"], "--heldout /nonexistent/held.npz: no such file"),
     (["train", "dqn", "--gamma", "1.5"], "--gamma must be in [0, 1]"),
     (["train", "dqn", "--hidden", "12,x"], "--hidden '12,x'"),
     (["train", "dqn", "--episodes", "-3"], "--episodes must be at least 1"),
@@ -152,3 +154,23 @@ def test_a_dqn_run_resumes_from_its_checkpoint_to_the_same_weights(tmp_path):
     wa, wb = QNet.load(tmp_path / "a" / "dqn-7x6.npz"), QNet.load(tmp_path / "b" / "dqn-7x6.npz")
     assert all(np.array_equal(x, y) for (x, _), (y, _) in zip(wa.layers, wb.layers, strict=True))
     assert (tmp_path / "b" / "curves.png").stat().st_size > 1000 and (tmp_path / "b" / "report.md").exists()
+
+
+def test_pv_trains_on_label_blocks_against_a_fixed_heldout_set(tmp_path):
+    import json
+
+    from c4.training.labelrun import label_run
+    from engine_svc.learned.weights import MODEL_DIR
+
+    labels = tmp_path / "labels"
+    label_run(labels, 1, seed=3, games_per_block=2, node_budget=40_000, strong_budget=10_000)
+    held = MODEL_DIR / "heldout-7x6.npz"
+    out = tmp_path / "pv"
+    assert main(["train", "pv", "--out", str(out), "--games", "0", "--extra-labels", str(labels),
+                 "--heldout", str(held), "--no-book-positions", "--epochs", "1", "--eval-pairs", "0",
+                 "--channels", "4", "--blocks", "1"]) == 0
+    with np.load(held) as z:
+        assert json.loads((out / "quality.json").read_text())["positions"] == len(z["current"])
+    report = json.loads((out / "history.json").read_text())
+    assert report["labels_extra"][str(labels)]["blocks"] == 1 and report["training_positions"] > 0
+    assert PolicyValueNet.load(out / "pv-7x6.npz") is not None
