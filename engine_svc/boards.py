@@ -21,9 +21,12 @@ behind these jitted operations, made per geometry by :func:`board_ops`
 ``opp_wins``   the opponent's winning cells (``ow``; past 64 bits: stored in
                the node, a placeholder returned)
 ``legal``      the open columns as a move set
+``winning``    the moves that complete a line now, as a move set
 ``safe``       the moves the tactics keep (a forced block if one, never right
                under an opponent's winning cell), empty when lost
 ``move_in``    non-zero when column ``c`` is in a move set (the cell's bit up to 64 bits)
+``height``     the stones in column ``c`` (what ``play`` and ``undo`` take as ``h``;
+               0 up to 64 bits, where they do not need it)
 ``play``       the child after a stone in column ``c`` at height ``h``
 ``undo``       that stone taken back (in place past 64 bits)
 ``key``        the table key (Pons' key up to 64 bits, ``key64`` past)
@@ -31,8 +34,7 @@ behind these jitted operations, made per geometry by :func:`board_ops`
 ``theirs``     the opponent's (from ``ow`` or the node)
 ============== ==============================================================
 
-``safe_cells`` (up to 64 bits) is the tactics on plain words, for searches
-that keep their own nodes (:mod:`engine_svc.players.counted`).
+``safe_cells`` (up to 64 bits) is the tactics on plain words.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from types import SimpleNamespace
 import numpy as np
 from numba import uint64
 
+from connect4.bits import popcount
 from connect4.geometry import Geometry
 from connect4.jit import kernel
 from connect4.kernels import kernels_for
@@ -104,6 +107,14 @@ def word_board_ops(g: Geometry) -> SimpleNamespace:
         return (node[1] + BOTTOM) & BOARD
 
     @kernel(tag, inline="always")
+    def winning(node, ply):
+        return node[2] & (node[1] + BOTTOM) & BOARD
+
+    @kernel(tag, inline="always")
+    def height(node, c):
+        return 0  # play and undo of one word need no height
+
+    @kernel(tag, inline="always")
     def safe(node, ow, ply):
         return safe_cells((node[1] + BOTTOM) & BOARD, ow)
 
@@ -134,8 +145,8 @@ def word_board_ops(g: Geometry) -> SimpleNamespace:
 
     return SimpleNamespace(
         geometry=g, wide=False, safe_cells=safe_cells, start=start, can_win=can_win, win_column=win_column,
-        opp_wins=opp_wins, legal=legal, safe=safe, move_in=move_in, play=play, undo=undo, key=key,
-        mine=mine, theirs=theirs,
+        opp_wins=opp_wins, legal=legal, winning=winning, height=height, safe=safe, move_in=move_in, play=play,
+        undo=undo, key=key, mine=mine, theirs=theirs,
     )
 
 
@@ -186,6 +197,18 @@ def wide_board_ops(g: Geometry) -> SimpleNamespace:
             if (bb[MASK_ROW, c] + uint64(1)) & COL:
                 moves |= 1 << c
         return moves
+
+    @kernel(tag)
+    def winning(bb, ply):
+        moves = 0
+        for c in range(W):
+            if (bb[MASK_ROW, c] + uint64(1)) & COL & bb[MW + ply, c]:
+                moves |= 1 << c
+        return moves
+
+    @kernel(tag)
+    def height(bb, c):
+        return popcount(bb[MASK_ROW, c])
 
     @kernel(tag)
     def safe(bb, ow, ply):
@@ -242,5 +265,6 @@ def wide_board_ops(g: Geometry) -> SimpleNamespace:
 
     return SimpleNamespace(
         geometry=g, wide=True, start=start, can_win=can_win, win_column=win_column, opp_wins=opp_wins,
-        legal=legal, safe=safe, move_in=move_in, play=play, undo=undo, key=key, mine=mine, theirs=theirs,
+        legal=legal, winning=winning, height=height, safe=safe, move_in=move_in, play=play, undo=undo, key=key,
+        mine=mine, theirs=theirs,
     )

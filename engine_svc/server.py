@@ -272,7 +272,7 @@ def warm_up(servicer: EngineServicer) -> None:
                                     "books": [str(p) for p in servicer.books.paths], "book_entries": len(servicer.books)})
 
 
-PREWARM_SPECS = ("random", "greedy", "easy", "minimax:2", "mcts:50", "alphabeta")  # and the engine's search
+PREWARM_SPECS = ("random", "greedy", "easy", "minimax:2", "mcts:50", "alphabeta", "search")  # search: solver's kernels too
 
 
 def prewarm_boards(text: str) -> list[Geometry]:

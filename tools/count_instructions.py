@@ -3,6 +3,7 @@ valgrind's callgrind: a measure the machine's load does not move, to compare
 two commits of the code side by side (issue 21: "no figure worse by 3 %").
 
     python tools/count_instructions.py --tree /path/to/checkout --engine --solver-set PATH --lines 40
+    python tools/count_instructions.py --tree /path/to/checkout --counted
 
 It runs this script again, natively (numba compiles or loads its kernels) and
 then under ``valgrind --tool=callgrind``, with the checkout's packages first
@@ -88,6 +89,23 @@ def _solver_parts(args: argparse.Namespace, test_set: str) -> list[tuple[str, Ca
     return [(f"solver-solve-{name}-{len(lines)}", one_by_one), (f"solver-batch-{name}-{len(lines)}", batch)]
 
 
+COUNTED_OPENINGS = ["", "4", "4453", "44444433", "1234567", "33445517"]
+
+
+def _counted_parts() -> list[tuple[str, Callable[[], int]]]:
+    from connect4 import Position
+    from engine_svc.players import make_player
+
+    positions = [Position.parse(m) for m in COUNTED_OPENINGS]
+
+    def moves(spec: str) -> int:
+        return sum(make_player(spec).choose(p).nodes for p in positions)
+
+    for spec in ("search", "solver"):
+        make_player(spec).choose(Position.parse("4453"))  # loads the kernels (not counted)
+    return [(f"counted-{spec}", functools.partial(moves, spec)) for spec in ("search", "solver")]
+
+
 class Counters:
     """Callgrind's counters, through the C helper (no-ops outside valgrind):
     ``zero`` starts the instrumentation and zeroes the counts, ``dump`` writes
@@ -108,6 +126,7 @@ class Counters:
 def _inner(args: argparse.Namespace) -> int:
     cg = Counters(os.environ["C4_CALLGRIND_HELPER"])
     parts = _engine_parts(args) if args.engine else []
+    parts += _counted_parts() if args.counted else []
     for test_set in args.solver_set:
         parts += _solver_parts(args, test_set)
     for name, run in parts:
@@ -196,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)  # the run under valgrind
     ap.add_argument("--engine", action="store_true",
                     help="fixed-depth searches of the engine's bench positions, both drivers")
+    ap.add_argument("--counted", action="store_true",
+                    help="the counted players search and solver, one move on each of a few openings")
     ap.add_argument("--positions", type=int, default=20, help="the first N of engine_svc.benchset's (default 20)")
     ap.add_argument("--depth", type=int, default=12, help="the engine's fixed depth (default 12)")
     ap.add_argument("--solver-set", action="append", default=[],
@@ -204,10 +225,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.inner:
         return _inner(args)
-    if not args.engine and not args.solver_set:
-        ap.error("nothing to count: --engine and/or --solver-set PATH")
+    if not args.engine and not args.counted and not args.solver_set:
+        ap.error("nothing to count: --engine, --counted and/or --solver-set PATH")
     inner_argv = ["--positions", str(args.positions), "--depth", str(args.depth), "--lines", str(args.lines)]
     inner_argv += ["--engine"] if args.engine else []
+    inner_argv += ["--counted"] if args.counted else []
     for test_set in args.solver_set:
         inner_argv += ["--solver-set", str(Path(test_set).resolve())]
     return _outer(args, inner_argv)

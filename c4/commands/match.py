@@ -75,9 +75,13 @@ def run(args) -> int:
                   f"  A {s['wins_a']} B {s['wins_b']} draws {s['draws']}"
                   f"  {time.perf_counter() - start:.0f}s", file=sys.stderr, flush=True)
 
-    result = play_match(args.a, args.b, args.games, args.opening_plies, args.seed,
-                        geometry=geometry, budget_ms=args.budget_ms, on_game=progress, tt_mb=args.tt_mb,
-                        books=books)
+    try:
+        result = play_match(args.a, args.b, args.games, args.opening_plies, args.seed,
+                            geometry=geometry, budget_ms=args.budget_ms, on_game=progress, tt_mb=args.tt_mb,
+                            books=books)
+    except InvalidSpec as exc:  # a player made for the board refuses it (e.g. a learned one past 7x6)
+        print(f"c4 match: {exc}", file=sys.stderr)
+        return 2
     summary = result.summary()
     summary["seconds"] = round(time.perf_counter() - start, 1)
     summary.update(opening_plies=args.opening_plies, seed=args.seed, size=geometry.name,

@@ -292,15 +292,6 @@ def make_player(spec: str, geometry: Geometry = STANDARD, seed: int = 0, *,
 
 
 def _make_counted(name: str, canonical: str, geometry: Geometry, seed: int, arg) -> Player:
-    from .budgeted import WideBoard
-
-    try:
-        return _counted(name, canonical, geometry, seed, arg)
-    except WideBoard as exc:
-        raise InvalidSpec(f"player {canonical!r}: {exc}") from None
-
-
-def _counted(name: str, canonical: str, geometry: Geometry, seed: int, arg) -> Player:
     if name == "noisy_greedy":
         rate = EXPECTIMAX_RATE if arg is None else arg / 100.0
         return NoisyGreedyPlayer(canonical, geometry, seed, rate=rate)

@@ -21,8 +21,9 @@ it to Pons' test sets.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import int64
+
+from connect4.wide import kernel_board
 
 from ..result import SearchResult
 from ..scores import MATE, describe_outcome, is_proven
@@ -44,17 +45,10 @@ def _win_values(ply: int, cells: int) -> list[int]:
     return sorted(losses) + [0] + sorted(wins)
 
 
-class WideBoard(ValueError):
-    """A board past 64 bits: the counted negamax runs on one-word bitboards only."""
-
-
 class CountedSearch:
     """The counted negamax of one geometry with its own table and workspace."""
 
     def __init__(self, geometry, table_bits: int):
-        if geometry.wide:
-            raise WideBoard(f"search and solver play boards of up to 64 bits (width*(height+1) <= 64), "
-                            f"not {geometry.name}")
         self.kernels = counted_kernels(geometry)
         self.geometry = geometry
         self.tt, self.shift = new_table(table_bits)
@@ -71,7 +65,7 @@ class CountedSearch:
         g = self.geometry
         self.reset(budget)
         empties = g.cells - pos.ply
-        cur, mask = np.uint64(pos.current), np.uint64(pos.mask)
+        cur, mask = kernel_board(pos.current, g), kernel_board(pos.mask, g)
         best = None
         with stop_on(cancel, self.ws, STOP):
             for depth in range(1, empties + 1):
@@ -101,7 +95,7 @@ class CountedSearch:
         values = _win_values(pos.ply, g.cells)
         lo, hi = 0, len(values) - 1
         draw = values.index(0)
-        cur, mask, depth = np.uint64(pos.current), np.uint64(pos.mask), g.cells - pos.ply
+        cur, mask, depth = kernel_board(pos.current, g), kernel_board(pos.mask, g), g.cells - pos.ply
         with stop_on(cancel, self.ws, STOP):
             while lo < hi:
                 # Near the draw first (most positions are close to one), then halves.
@@ -112,7 +106,7 @@ class CountedSearch:
                 else:
                     m = (lo + hi) // 2
                 v = values[m]
-                r = int(self.kernels.negamax(cur, mask, pos.ply, depth, int64(v), int64(v + 1), self.tt, self.shift,
+                r = int(self.kernels.window(cur, mask, pos.ply, depth, int64(v), int64(v + 1), self.tt, self.shift,
                                              self.ws))
                 if self.ws[ABORT]:
                     if self.ws[STOP]:

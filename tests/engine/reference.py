@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from connect4 import Geometry, Position
 
 DIRS = ((1, 0), (0, 1), (1, 1), (1, -1))
@@ -101,3 +103,34 @@ def plain_negamax(pos: Position, alpha: int = -(1 << 30), beta: int = 1 << 30) -
         if alpha >= beta:
             break
     return best
+
+
+def brute_force(pos: Position) -> int:
+    """The engine's score scale by plain minimax: a win with stone n scores MATE + cells - n + 1."""
+    g = pos.geometry
+    if pos.ply == g.cells:
+        return 0
+    best = None
+    for c in pos.legal_moves():
+        if pos.is_winning_move(c):
+            return MATE + g.cells - pos.ply
+        pos.play(c)
+        v = -brute_force(pos)
+        pos.undo()
+        best = v if best is None else max(best, v)
+    assert best is not None
+    return best
+
+
+def near_the_end(g: Geometry, empties: int, seed: int) -> Position:
+    """A random game (no move that wins at once) stopped, not over, with ``empties`` cells left."""
+    rng = random.Random(seed)
+    while True:
+        pos = Position(g)
+        while pos.ply < g.cells - empties:
+            quiet = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
+            if not quiet:
+                break
+            pos.play(rng.choice(quiet))
+        if pos.ply == g.cells - empties and not pos.is_over:
+            return pos

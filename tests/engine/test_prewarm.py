@@ -24,3 +24,8 @@ def test_prewarm_compiles_in_a_thread_and_the_engine_then_plays_that_board():
     with servicer.pool.engine(Geometry(8, 8)) as engine:  # the engine the thread searched with
         result = engine.search(Position.from_moves([3, 4], Geometry(8, 8)), max_depth=3)
     assert 0 <= result.column < 8
+    from engine_svc.players.counted import counted_kernels
+
+    hits = counted_kernels.cache_info().hits
+    assert counted_kernels(Geometry(8, 8)).geometry.wide
+    assert counted_kernels.cache_info().hits == hits + 1  # search's (and solver's) kernels: made by the thread

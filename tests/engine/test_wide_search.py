@@ -5,43 +5,12 @@ the tactics (win now, block) on 8x8 and 16x16, deterministic at a fixed depth.""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from connect4 import Geometry, Position
-from engine_svc.scores import MATE
 from engine_svc.search import Engine
 
-
-def brute_force(pos: Position) -> int:
-    """The engine's score scale by plain minimax: a win with stone n scores MATE + cells - n + 1."""
-    g = pos.geometry
-    if pos.ply == g.cells:
-        return 0
-    best = None
-    for c in pos.legal_moves():
-        if pos.is_winning_move(c):
-            return MATE + g.cells - pos.ply
-        pos.play(c)
-        v = -brute_force(pos)
-        pos.undo()
-        best = v if best is None else max(best, v)
-    assert best is not None
-    return best
-
-
-def near_the_end(g: Geometry, empties: int, seed: int) -> Position:
-    rng = random.Random(seed)
-    while True:
-        pos = Position(g)
-        while pos.ply < g.cells - empties:
-            quiet = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
-            if not quiet:
-                break
-            pos.play(rng.choice(quiet))
-        if pos.ply == g.cells - empties and not pos.is_over:
-            return pos
+from .reference import brute_force, near_the_end
 
 
 @pytest.fixture(scope="module", params=[Geometry(9, 7, 6), Geometry(16, 4, 5)], ids=lambda g: g.name)

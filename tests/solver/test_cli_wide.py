@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 from c4.main import main
+from tests.c4cli import run_c4
 from connect4 import Geometry, Position
 from solver_svc.wide_solver import WideSolver
 from tests.solver_svc.test_wide_service import column_value
@@ -53,3 +54,26 @@ def test_values_of_large_boards_with_short_lines(capsys):
     g = Geometry(13, 4, 3)
     score, _ = WideSolver(g, 16).solve(Position(g))
     assert rows[0][:4] == [g.name.split("k")[0], "3", "+" if score > 0 else "-" if score < 0 else "=", str(score)]
+
+
+def test_values_past_64_bits_stop_at_their_node_limit_and_say_so(capsys, monkeypatch):
+    from c4.commands import values
+
+    assert main(["values", "8x8", "--nodes", "5000"]) == 1
+    rows = [r.split() for r in capsys.readouterr().out.splitlines()[1:]]
+    assert rows[0][:3] == ["8x8", "4", "?"] and " ".join(rows[0][-5:]) == "not proved within 5,000 nodes"
+    assert 0 < int(rows[0][3].replace(",", "")) <= 5001  # the positions searched, the one it stopped at included
+    monkeypatch.setattr(values, "WIDE_NODES", 3000)  # the default limit past 64 bits, none up to 64
+    assert main(["values", "9x7", "4x4"]) == 1
+    rows = [r.split() for r in capsys.readouterr().out.splitlines()[1:]]
+    assert rows[0][:3] == ["9x7", "4", "?"] and rows[0][-2:] == ["3,000", "nodes"]
+    assert rows[1][:3] == ["4x4", "4", "="] and len(rows[1]) == 5  # proved, no note
+
+
+def test_values_node_limit_on_small_boards_and_bad_limits(capsys):
+    assert main(["values", "4x4", "--nodes", "0"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split()[2] == "="
+    assert main(["values", "6x5", "--nodes", "10"]) == 1
+    assert "not proved within 10 nodes" in capsys.readouterr().out
+    code, err = run_c4(["values", "8x8", "--nodes", "-1"], capsys)
+    assert code == 2 and "--nodes" in err and "Traceback" not in err, err
