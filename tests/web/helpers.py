@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from pathlib import Path
 
 from tests.conftest import REPO
@@ -42,6 +43,17 @@ def game_state(page) -> dict:
     """The game as the gateway holds it (GET /api/v1/games/{id})."""
     return page.evaluate(
         "async () => (await fetch('/api/v1/games/' + new URLSearchParams(location.search).get('game'))).json()")
+
+
+def saved_moves(page, ply: int, timeout_s: float = 30.0) -> list[int]:
+    """The gateway's moves once it holds `ply` of them (the board draws a move
+    before its save is answered): waits on that state, then returns them."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        moves = game_state(page)["moves"]
+        if len(moves) >= ply or time.monotonic() > deadline:
+            return moves
+        page.wait_for_timeout(100)
 
 
 def discs(page) -> list[tuple[int, int, int]]:

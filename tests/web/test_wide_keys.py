@@ -5,7 +5,7 @@ play nor are lost; a 7 x 6 board keeps its one-key digits; the About box says it
 
 from __future__ import annotations
 
-from tests.web.helpers import game_state, my_turn, seat_position, wait_ply
+from tests.web.helpers import my_turn, saved_moves, seat_position, wait_ply
 
 
 def people_game(page, stack, width: int):
@@ -46,7 +46,7 @@ def test_two_digits_reach_columns_10_to_16(page, stack):
     answer(9, 7)
     page.keyboard.press("9")  # past 1 a digit is its column at once
     wait_ply(page, 9)
-    assert game_state(page)["moves"] == [16, 8, 10, 8, 1, 8, 1, 9, 9]
+    assert saved_moves(page, 9) == [16, 8, 10, 8, 1, 8, 1, 9, 9]
 
 
 def test_a_second_digit_off_the_board_plays_column_1_then_itself(page, stack):
@@ -57,7 +57,7 @@ def test_a_second_digit_off_the_board_plays_column_1_then_itself(page, stack):
     page.keyboard.press("1")
     page.keyboard.press("2")
     wait_ply(page, 3)
-    assert game_state(page)["moves"] == [1, 5, 12]
+    assert saved_moves(page, 3) == [1, 5, 12]
 
 
 def test_keys_typed_in_a_settings_field_neither_play_nor_are_lost(page, stack):
@@ -69,7 +69,7 @@ def test_keys_typed_in_a_settings_field_neither_play_nor_are_lost(page, stack):
     page.evaluate("document.activeElement.blur()")  # out of the field without a key
     page.keyboard.press("3")
     wait_ply(page, 1)
-    assert game_state(page)["moves"] == [3]
+    assert saved_moves(page, 1) == [3]
     answer(4, 1)
     # a "1" waiting for its second digit is let go when a field takes the keys
     page.keyboard.press("1")
@@ -79,7 +79,7 @@ def test_keys_typed_in_a_settings_field_neither_play_nor_are_lost(page, stack):
     page.evaluate("document.activeElement.blur()")
     page.keyboard.press("5")  # column 5, not 12 (the "1" and the field's "2") nor column 1 (the pause)
     wait_ply(page, 3)
-    assert game_state(page)["moves"] == [3, 4, 5]
+    assert saved_moves(page, 3) == [3, 4, 5]
 
 
 def test_a_7x6_board_keeps_its_one_key_digits_and_the_about_box_says_it(page, stack):
@@ -87,7 +87,7 @@ def test_a_7x6_board_keeps_its_one_key_digits_and_the_about_box_says_it(page, st
     page.keyboard.press("1")
     page.keyboard.press("h")  # would let a waiting "1" go: on 7 columns it played at once
     wait_ply(page, 1)
-    assert game_state(page)["moves"] == [1]
+    assert saved_moves(page, 1) == [1]
     page.keyboard.press("?")
     page.wait_for_selector("#about[open]")
     keys = page.inner_text("#keys")
