@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.web.helpers import (
-    discs, expected_discs, game_state, layout_shifts, my_turn, seat_position, settled, shot, wait_ply,
+    discs, expected_discs, game_state, layout_shifts, my_turn, saved_moves, seat_position, settled, shot, wait_ply,
     watch_layout_shifts,
 )
 
@@ -63,7 +63,7 @@ def test_guard_my_moves_overrides_a_trap_and_says_why(page, stack):
     my_turn(page)
     page.click("#board .hit[data-col='1']")
     wait_ply(page, 11)
-    assert game_state(page)["moves"][-1] == 1 and game_state(page)["override"] is None
+    assert saved_moves(page, 11)[-1] == 1 and game_state(page)["override"] is None
 
 
 @pytest.mark.parametrize("viewport", [(1280, 860), (390, 844)], ids=["desktop", "phone"])
