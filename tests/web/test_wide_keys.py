@@ -19,8 +19,9 @@ def people_game(page, stack, width: int):
     yellow = r.json()["token"]
 
     def answer(col: int, ply: int) -> None:
-        """Wait for the page's move `ply`, then yellow plays `col`."""
+        """Wait for the page's move `ply` to be saved, then yellow plays `col`."""
         wait_ply(page, ply)
+        assert len(saved_moves(page, ply)) == ply  # drawn before its save is answered: wait for the save
         with stack.http() as http:
             moved = http.post(f"/api/v1/games/{seat['id']}/moves", json={"column": col},
                               headers={"X-Player-Token": yellow})
