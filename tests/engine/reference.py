@@ -105,21 +105,27 @@ def plain_negamax(pos: Position, alpha: int = -(1 << 30), beta: int = 1 << 30) -
     return best
 
 
-def brute_force(pos: Position) -> int:
-    """The engine's score scale by plain minimax: a win with stone n scores MATE + cells - n + 1."""
+def minimax(pos: Position, win_score) -> int:
+    """Plain minimax to the end of the game: a win for the side to move on its
+    next stone scores ``win_score(pos)``, a full board 0."""
     g = pos.geometry
+    if pos.can_win_next():
+        return win_score(pos)
     if pos.ply == g.cells:
         return 0
     best = None
     for c in pos.legal_moves():
-        if pos.is_winning_move(c):
-            return MATE + g.cells - pos.ply
         pos.play(c)
-        v = -brute_force(pos)
+        v = -minimax(pos, win_score)
         pos.undo()
         best = v if best is None else max(best, v)
     assert best is not None
     return best
+
+
+def brute_force(pos: Position) -> int:
+    """The engine's score scale by plain minimax: a win with stone n scores MATE + cells - n + 1."""
+    return minimax(pos, lambda p: MATE + p.geometry.cells - p.ply)
 
 
 def near_the_end(g: Geometry, empties: int, seed: int) -> Position:

@@ -11,24 +11,13 @@ import pytest
 
 from connect4 import Geometry, InvalidPosition, Position
 from solver_svc.solver import Solver
+from tests.engine.reference import minimax
 from solver_svc.wide_solver import Unproved, WideSolver
 
 
 def brute_force(pos: Position) -> int:
     """Pons' score by plain minimax."""
-    g = pos.geometry
-    if pos.can_win_next():
-        return (g.cells + 1 - pos.ply) // 2
-    if pos.ply == g.cells:
-        return 0
-    best = None
-    for c in pos.legal_moves():
-        pos.play(c)
-        v = -brute_force(pos)
-        pos.undo()
-        best = v if best is None else max(best, v)
-    assert best is not None
-    return best
+    return minimax(pos, lambda p: (p.geometry.cells + 1 - p.ply) // 2)
 
 
 def quiet_position(g: Geometry, ply: int, rng: random.Random) -> Position:
