@@ -470,7 +470,7 @@ function handleError(err, what = "") {
 // ---- actions ----------------------------------------------------------------------------------
 function refuse(msg) { showAlert(msg, "error", 4000); }
 
-async function play(col) {
+async function play(col, retried = false) {
   const st = app.st;
   if (!st) return;
   if (app.viewPly !== null) return refuse("You are looking at an earlier position: press End to go back to the game.");
@@ -489,10 +489,23 @@ async function play(col) {
     applyState(stateOf(reply));
   } catch (err) {
     app.pending = null;
+    if (err.code === "conflict" && !retried && await samePositionNewer(st)) return play(col, true);
     render(false);
     if (err.code === "network") return dropped(`your move in column ${col}`);
     handleError(err);
   }
+}
+
+/** After a conflict: load the game; true when only something beside the position
+ * changed (the other player joined, a hint switch) so the same move still means
+ * the same, and the page now holds the newer version. */
+async function samePositionNewer(st) {
+  try {
+    const fresh = await api.get(app.id, app.token);
+    if (fresh.id !== st.id || fresh.moves.join(",") !== st.moves.join(",")) { applyState(fresh); return false; }
+    applyState(fresh);
+    return fresh.status === "to_move" && fresh.to_move === app.seat;
+  } catch { return false; }
 }
 
 /** The gateway's rule: against a program you go back to your previous turn; between
