@@ -6,8 +6,9 @@ left a new ``docker compose --scale`` replica idle for minutes).
 Real parts: two gRPC servers on two loopback addresses and one port, the
 gateway's own ``Services`` client in a child process, and the C library's
 resolver reading a hosts file: the child runs in a mount namespace of its own
-(``unshare -m``) with this test's hosts file bound over /etc/hosts, so the
-test changes what the name resolves to exactly as DNS would.
+(``unshare -m``; not as root, in a user namespace of its own too, ``unshare -r -m``)
+with this test's hosts file bound over /etc/hosts, so the test changes what the
+name resolves to exactly as DNS would.
 """
 
 from __future__ import annotations
@@ -30,8 +31,19 @@ from c4.stack.plan import free_port
 REPO = Path(__file__).resolve().parents[2]
 NAME = "engines.c4test"
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"),
-                                reason="needs root and unshare (util-linux) for a mount namespace")
+
+def unshare_mount() -> list[str]:
+    """The command that runs a child in a mount namespace of its own: as root
+    directly, else inside a user namespace (unprivileged, where the kernel allows it)."""
+    if not shutil.which("unshare"):
+        pytest.fail("no unshare: util-linux is part of every Debian system")
+    if os.geteuid() == 0:
+        return ["unshare", "--mount"]
+    argv = ["unshare", "--map-root-user", "--mount"]
+    if subprocess.run([*argv, "true"], capture_output=True).returncode != 0:
+        pytest.skip("not root, and this kernel refuses unprivileged user namespaces (no mount namespace)")
+    return argv
+
 
 CLIENT = textwrap.dedent("""
     import asyncio, sys, time
@@ -105,7 +117,7 @@ def test_second_replica_gets_calls_after_it_appears(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     client_log = open(tmp_path / "client.log", "w")  # noqa: SIM115 - the child writes it while we wait
     proc = subprocess.Popen(
-        ["unshare", "--mount", "sh", "-c", 'mount --bind "$1" /etc/hosts && exec "$2" -c "$3" "$4" "$5"', "sh",
+        [*unshare_mount(), "sh", "-c", 'mount --bind "$1" /etc/hosts && exec "$2" -c "$3" "$4" "$5"', "sh",
          str(hosts), sys.executable, CLIENT, str(port), str(stop)],
         stdout=subprocess.PIPE, stderr=client_log, text=True, env=env, cwd=REPO)
     errors = (tmp_path / "client.log").read_text
