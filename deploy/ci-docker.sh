@@ -6,7 +6,7 @@
 #   3. build the image (one service builds it, the rest use it by name)
 #   4. up -d --wait: every service healthy
 #   5. a move over REST and over the JSON bridge (deploy/smoke.py)
-#   6. a .env with a misspelt setting: the service refuses to start, naming it
+#   6. a .env with a misspelt setting (a service's, the compose file's): the container refuses to start, naming it
 #   7. scale the engine to 2: both healthy, and the new replica gets the gateway's calls within 30 s
 #   8. down -v (also when a step fails)
 # Each step logs its time; any failure ends the script non-zero with the reason.
@@ -82,16 +82,19 @@ step "a misspelt setting in .env stops the service with one line naming it"
 if [ -e .env ]; then
     log "   a .env exists here: left alone, step skipped"
 else
-    made_env=1
-    printf 'C4_ENGINE_TT_MBB=64\n' >.env
-    rc=0
-    out=$(compose run --rm --no-deps -T engine 2>&1) || rc=$?
-    rm -f .env
-    made_env=0
-    [ "$rc" = 2 ] || fail "the engine with C4_ENGINE_TT_MBB in .env exited $rc, not 2: $out"
-    line=$(printf '%s\n' "$out" | grep -m1 'unknown setting C4_ENGINE_TT_MBB') \
-        || fail "no line naming C4_ENGINE_TT_MBB: $out"
-    log "   exit 2: ${line:0:90}..."
+    # a service's own setting (the engine's check), then one of this compose file's (deploy/check_env.py)
+    for bad in C4_ENGINE_TT_MBB C4_HTTP_PROT; do
+        made_env=1
+        printf '%s=64\n' "$bad" >.env
+        rc=0
+        out=$(compose run --rm --no-deps -T engine 2>&1) || rc=$?
+        rm -f .env
+        made_env=0
+        [ "$rc" = 2 ] || fail "the engine with $bad in .env exited $rc, not 2: $out"
+        line=$(printf '%s\n' "$out" | grep -m1 "unknown setting $bad") \
+            || fail "no line naming $bad: $out"
+        log "   $bad: exit 2: ${line:0:90}..."
+    done
 fi
 took
 
