@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.gateway.test_learn import THREW, book, learn_gateway, learn_redis  # noqa: F401  (fixtures)
 from tests.gateway.test_watch_bridge_mcp import BridgeClient
 
 SESSION = Path(__file__).parent / "data" / "connect4rs_session.jsonl"
@@ -210,3 +211,21 @@ def test_connect4_mcp_plays_a_whole_game_unchanged(table, gateway):
     assert state["message"] == words and "hints" not in state
     after = connect4_mcp_call(port, {"cmd": "move", "col": 1})
     assert after["error"].startswith("illegal move (status ") and after["state"]["history"] == state["history"]
+
+
+def test_learn_traces_an_unfinished_game(learn_gateway):  # noqa: F811  (the fixture imported above)
+    """Connect4-rs's learn on a game still running: the engine's moves so far are
+    traced and booked (the first six plies of test_learn's THREW game on 6x4,
+    where the engine, yellow, threw its win at plies 4 and 6; red is to move)."""
+    b = BridgeClient(learn_gateway.bridge_port)
+    try:
+        b.send({"cmd": "new", "width": 6, "height": 4})
+        running = b.send({"cmd": "replay", "moves": [int(c) for c in THREW[:6]]})
+        assert running["status"] == "human_to_move" and len(running["history"]) == 6, running
+        r = b.send({"cmd": "learn"})
+        assert "error" not in r, r
+        assert r["learned"]["result"] == "unfinished" and [v["ply"] for v in r["learned"]["threw"]] == [4, 6]
+        assert r["report"].splitlines()[0].startswith("ply 4: engine threw the win")
+        assert b.send({"cmd": "state"})["history"] == running["history"]  # the game goes on as it was
+    finally:
+        b.close()
