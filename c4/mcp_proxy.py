@@ -22,6 +22,7 @@ import logging
 import queue
 import sys
 import threading
+import time
 from urllib.parse import urlsplit
 import contextlib
 
@@ -29,6 +30,7 @@ log = logging.getLogger("c4.mcp_stdio")
 
 INTERNAL_ERROR = -32603
 FALLBACK_VERSION = "2025-06-18"
+FINISH_S = 30.0  # at the end of input, how long the requests in flight may still take
 
 
 class Unreachable(Exception):
@@ -133,6 +135,7 @@ class Proxy:
         self.stdin = stdin or sys.stdin.buffer
         self.stdout = stdout or sys.stdout.buffer
         self.out_lock = threading.Lock()
+        self.inflight: set[threading.Thread] = set()  # requests being answered
 
     def write(self, message: dict) -> None:
         line = json.dumps(message, separators=(",", ":")).encode() + b"\n"
@@ -182,6 +185,29 @@ class Proxy:
             "instructions": "The Connect Four gateway cannot be reached yet; its tools appear when it is."}}
 
     def serve(self) -> None:
+        self._read()
+        self._finish()
+
+    def _finish(self, wait_s: float = FINISH_S) -> None:
+        """At the end of input, answer the requests still in flight (bounded by
+        ``wait_s``) before the process ends: a thread cut off at exit loses its
+        answer, or dies holding stdout's lock (a fatal error at shutdown)."""
+        deadline = time.monotonic() + wait_s
+        for t in list(self.inflight):
+            t.join(max(0.0, deadline - time.monotonic()))
+
+    def _spawn(self, message: dict) -> None:
+        t = threading.Thread(target=self._handle_then_forget, args=(message,), daemon=True)
+        self.inflight.add(t)
+        t.start()
+
+    def _handle_then_forget(self, message: dict) -> None:
+        try:
+            self.handle(message)
+        finally:
+            self.inflight.discard(threading.current_thread())
+
+    def _read(self) -> None:
         while True:
             line = self.stdin.readline()
             if not line:
@@ -200,4 +226,4 @@ class Proxy:
             if message.get("method") == "initialize":
                 self.handle(message)  # before anything else: the session
             else:
-                threading.Thread(target=self.handle, args=(message,), daemon=True).start()
+                self._spawn(message)

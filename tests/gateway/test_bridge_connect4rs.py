@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.gateway.test_learn import THREW, book, learn_gateway, learn_redis  # noqa: F401  (fixtures)
 from tests.gateway.test_watch_bridge_mcp import BridgeClient
 
 SESSION = Path(__file__).parent / "data" / "connect4rs_session.jsonl"
@@ -175,3 +176,56 @@ def test_new_keeps_hints_and_think_time(table, gateway):
     refused = table.send({"cmd": "new", "opponent": "nobody"})
     assert refused["error"].startswith("bad request: unknown opponent 'nobody'")
     assert table.send({"cmd": "state"})["game"] == n2["game"]
+
+
+def connect4_mcp_call(port: int, req: dict) -> dict:
+    """Connect4-rs's ``connect4-mcp`` (its src/mcp.rs ``gui``): a new connection for
+    each tool call, one line written, one line read, then the connection dropped
+    (no half-close first, unlike ``nc``)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+        s.sendall(json.dumps(req, separators=(",", ":")).encode() + b"\n")
+        return json.loads(s.makefile("rb").readline())
+
+
+def test_connect4_mcp_plays_a_whole_game_unchanged(table, gateway):
+    """The four tools of connect4-mcp as it forwards them, one connection a call,
+    a whole game: every call sees the game the previous calls made."""
+    port = gateway.bridge_port
+    started = connect4_mcp_call(port, {"cmd": "new", "engine_starts": False})
+    assert started["history"] == [] and started["message"] == "Your move"
+    hinted = connect4_mcp_call(port, {"cmd": "hints", "on": True})
+    assert hinted["game"] == started["game"] and hinted["hints"]["next_row"] == [1] * 7
+    state, plies = hinted, 0
+    while state["status"] == "human_to_move":
+        h = state["hints"]
+        free = [c for c in range(1, 8) if h["next_row"][c - 1] is not None]
+        col = (h["winning_moves"] or h["must_block"] or [c for c in free if c not in h["losing_moves"]] or free)[0]
+        moved = connect4_mcp_call(port, {"cmd": "move", "col": col})
+        assert "error" not in moved, moved
+        assert moved["game"] == started["game"] and moved["history"][:plies + 1] == state["history"] + [col]
+        assert connect4_mcp_call(port, {"cmd": "state"})["history"] == moved["history"]
+        state, plies = moved, len(moved["history"])
+        rs_order(state)
+    st = state["status"]
+    words = "Draw" if st == "draw" else {"human": "You win!", "engine": "Engine wins!"}[st["won"]]
+    assert state["message"] == words and "hints" not in state
+    after = connect4_mcp_call(port, {"cmd": "move", "col": 1})
+    assert after["error"].startswith("illegal move (status ") and after["state"]["history"] == state["history"]
+
+
+def test_learn_traces_an_unfinished_game(learn_gateway):  # noqa: F811  (the fixture imported above)
+    """Connect4-rs's learn on a game still running: the engine's moves so far are
+    traced and booked (the first six plies of test_learn's THREW game on 6x4,
+    where the engine, yellow, threw its win at plies 4 and 6; red is to move)."""
+    b = BridgeClient(learn_gateway.bridge_port)
+    try:
+        b.send({"cmd": "new", "width": 6, "height": 4})
+        running = b.send({"cmd": "replay", "moves": [int(c) for c in THREW[:6]]})
+        assert running["status"] == "human_to_move" and len(running["history"]) == 6, running
+        r = b.send({"cmd": "learn"})
+        assert "error" not in r, r
+        assert r["learned"]["result"] == "unfinished" and [v["ply"] for v in r["learned"]["threw"]] == [4, 6]
+        assert r["report"].splitlines()[0].startswith("ply 4: engine threw the win")
+        assert b.send({"cmd": "state"})["history"] == running["history"]  # the game goes on as it was
+    finally:
+        b.close()

@@ -257,3 +257,31 @@ def test_the_hints_policy():
     assert choose({"rows": rows, "hints": {"winning_moves": [], "must_block": [], "losing_moves": [4, 3]}}) == 5
     full = ["RRR.RRR"] + ["......."] * 5
     assert choose({"rows": full, "hints": {"winning_moves": [], "must_block": [], "losing_moves": [4]}}) == 4
+
+
+def test_mcp_stdio_answers_what_is_in_flight_when_its_input_ends(bare_gateway):
+    """A client that writes its last request and closes stdin at once (as SDK
+    clients close it on exit) still gets the answer, and the process ends
+    cleanly: its request threads are not cut off at exit."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    def msg(mid, method, params=None):
+        return {"jsonrpc": "2.0", **({"id": mid} if mid is not None else {}), "method": method,
+                **({"params": params} if params is not None else {})}
+
+    lines = [msg(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                   "clientInfo": {"name": "t", "version": "1"}}),
+             msg(None, "notifications/initialized"),
+             msg(2, "tools/call", {"name": "connect4_new", "arguments": {"game": "eof"}}),
+             msg(3, "tools/call", {"name": "connect4_state", "arguments": {"game": "eof"}})]
+    p = subprocess.run([sys.executable, "-m", "c4.main", "mcp-stdio", "--url", f"{bare_gateway.url}/mcp"],
+                       cwd=REPO, input="".join(json.dumps(m) + "\n" for m in lines), capture_output=True,
+                       text=True, timeout=120)
+    answers = {a["id"]: a for a in map(json.loads, p.stdout.splitlines())}
+    assert p.returncode == 0 and "Fatal Python error" not in p.stderr, p.stderr
+    assert set(answers) == {1, 2, 3}, p.stdout
+    assert answers[2]["result"]["structuredContent"]["game"] == "eof"
+    assert answers[3]["result"]["structuredContent"]["status"] == "your_move"
