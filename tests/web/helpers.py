@@ -13,12 +13,15 @@ ARTIFACTS = REPO / "artifacts" / "web"
 
 
 def shot(page, name: str, still: bool = True, full: bool = True) -> Path:
-    """Keep a screenshot as a test artifact. `full=False`: the window only (a full-page
-    shot of a page taller than the window resizes it for a moment: a layout shift)."""
+    """Keep a screenshot as a test artifact, once axe-core finds no violation in
+    that state: every state a test keeps a picture of is checked. `full=False`: the
+    window only (a full-page shot of a page taller than the window resizes it for
+    a moment: a layout shift)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     if still:  # let falling discs land first
         page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')")
+    assert_accessible(page, name)
     page.screenshot(path=str(path), full_page=full)
     return path
 

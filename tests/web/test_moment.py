@@ -1,7 +1,8 @@
 """The result moment: the status, the last-move mark and the result appear
 only once the disc has landed, a program's reply falls after the player's
-disc, a result banner offers Rematch and Swap and rematch by keyboard, sound
-is off until switched on, and reduced motion drops the animation."""
+disc, a result banner (a win with its line, or a draw) offers Rematch and
+Swap and rematch by keyboard, sound is off until switched on, and reduced
+motion drops the animation."""
 
 from __future__ import annotations
 
@@ -172,3 +173,15 @@ def test_people_get_no_learn_panel_and_clicks_no_focus_frame(page, stack):
     page.click("#board .hit[data-col='2']")
     assert page.evaluate("document.activeElement.id") == "board"
     assert page.evaluate("getComputedStyle(document.querySelector('#board')).outlineStyle") == "none"
+
+
+def test_a_draw_has_its_banner_too(page, stack):
+    # a 2 x 1 board, line 2: red's 1 and yellow's 2 fill it with no line
+    seat_position(stack, page.context, [1, 2], opponent="human", width=2, height=1, k=2, you="red")
+    page.goto("/")
+    wait_status(page, "over")
+    page.wait_for_selector("#result:not([hidden])")
+    assert page.inner_text("#result-text") == "Draw."
+    assert page.inner_text("#result-how") == "The board is full and nobody has a line."
+    assert page.evaluate("document.activeElement.id") == "rematch"
+    shot(page, "result_draw")

@@ -1,6 +1,7 @@
 """A phone-sized viewport: the board starts within the first 120 px and fits,
-nothing scrolls sideways, a tap drops a disc, every control is at least
-44 x 44 px, the settings are in a drawer; the same phone held sideways."""
+nothing scrolls sideways, a tap drops a disc, every control (a column's tap
+strip too, the About box's) is at least 44 x 44 px, the settings are in a
+drawer; the same phone held sideways."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def test_phone_viewport(phone):
     assert box["width"] > 300  # and the board uses the width it has
     # every column can be tapped: hit strips at least 40 px wide
     hit = page.locator("#board .hit[data-col='1']").bounding_box()
-    assert hit["width"] >= 40
+    assert hit["width"] >= 44 and hit["height"] >= 44, hit
     page.tap("#board .hit[data-col='4']")
     wait_ply(page, 2)
     wait_status(page, "to_move")
@@ -75,6 +76,11 @@ def test_phone_viewport(phone):
     shot(page, "phone_drawer")
     page.keyboard.press("Escape")
     page.wait_for_function("!document.querySelector('#settings').classList.contains('open')")
+    # the About box: its controls at 44 px too
+    page.tap("#about-btn")
+    page.wait_for_function("document.querySelector('#about').open")
+    assert page.evaluate(SMALL_CONTROLS) == []
+    shot(page, "phone_about")
 
 
 def test_phone_held_sideways(browser, stack):

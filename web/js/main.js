@@ -460,8 +460,9 @@ function handleError(err, what = "") {
     return;
   }
   if (err.code === "conflict") {
-    showAlert("The game changed at the same moment; showing the latest position.", "info", 5000);
-    if (app.id) api.get(app.id, app.token).then(applyState).catch(() => {});
+    conflictNote();
+    // the conflict answer carries the newer game (shown above); load it only when it does not
+    if (!err.state && app.id) api.get(app.id, app.token).then(applyState).catch(() => {});
     return;
   }
   showAlert(sentence(err.message), "error", 6000);
@@ -489,23 +490,33 @@ async function play(col, retried = false) {
     applyState(stateOf(reply));
   } catch (err) {
     app.pending = null;
-    if (err.code === "conflict" && !retried && await samePositionNewer(st)) return play(col, true);
+    if (err.code === "conflict" && !retried) {
+      if (await samePositionNewer(st, err)) return play(col, true);
+      render(false);
+      return conflictNote(); // the newer game is shown already: no second load
+    }
     render(false);
     if (err.code === "network") return dropped(`your move in column ${col}`);
     handleError(err);
   }
 }
 
-/** After a conflict: load the game; true when only something beside the position
+function conflictNote() {
+  showAlert("The game changed at the same moment; showing the latest position.", "info", 5000);
+}
+
+/** After a conflict: show the newer game (the one the conflict answer carries, or
+ * loaded when it carries none), once; true when only something beside the position
  * changed (the other player joined, a hint switch) so the same move still means
  * the same, and the page now holds the newer version. */
-async function samePositionNewer(st) {
-  try {
-    const fresh = await api.get(app.id, app.token);
-    if (fresh.id !== st.id || fresh.moves.join(",") !== st.moves.join(",")) { applyState(fresh); return false; }
-    applyState(fresh);
-    return fresh.status === "to_move" && fresh.to_move === app.seat;
-  } catch { return false; }
+async function samePositionNewer(st, err) {
+  let fresh = err.state;
+  if (!fresh) {
+    try { fresh = await api.get(app.id, app.token); } catch { return false; }
+  }
+  applyState(fresh);
+  return fresh.id === st.id && fresh.moves.join(",") === st.moves.join(",")
+    && fresh.status === "to_move" && fresh.to_move === app.seat;
 }
 
 /** The gateway's rule: against a program you go back to your previous turn; between
