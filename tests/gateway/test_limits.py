@@ -160,6 +160,27 @@ def test_half_open_connections_are_released(gateway_with, redis_server):
     c.close()
 
 
+def test_an_idle_kept_alive_connection_is_closed_after_the_keep_alive_timeout(gateway_with):
+    """keep_alive_timeout_s is uvicorn's: set to 1 s (its default 5), the idle
+    connection is closed long before the header deadline (60 s here) would."""
+    gw = gateway_with(11, keep_alive_timeout_s=1, header_timeout_s=60)
+    with socket.create_connection(("127.0.0.1", gw.port), timeout=30) as s:
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        got = b""
+        while b"\r\n\r\n" not in got:
+            got += s.recv(4096)
+        assert got.startswith(b"HTTP/1.1 200"), got
+        answered = time.monotonic()
+        while True:  # the rest of the body, then b"" once the server has closed the idle connection
+            try:
+                if s.recv(4096) == b"":
+                    break
+            except ConnectionResetError:
+                break
+        idle = time.monotonic() - answered
+    assert idle < 4, idle  # 1 s set; 5 s (uvicorn's default) would mean the setting is not applied
+
+
 def test_finished_games_expire_sooner(gateway_with, redis_server):
     gw = gateway_with(15, finished_ttl_s=60)
     direct = redis.Redis.from_url(redis_server.db(15))
