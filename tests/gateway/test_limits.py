@@ -118,10 +118,16 @@ def test_a_huge_header_gets_431(gateway_with):
         assert c.get("/healthz", headers={"X-Fine": "x" * 1000}).status_code == 200
 
 
-def test_half_open_connections_are_released(gateway_with):
+def test_half_open_connections_are_released(gateway_with, redis_server):
     """1,000 connections that never finish their request head (half send part of
-    one, half nothing at all) are closed by the server after the header timeout."""
+    one, half nothing at all) are closed by the server after the header timeout;
+    meanwhile a game between two people plays on, and afterwards it holds exactly
+    its moves and no other game was made (none lost, doubled or orphaned)."""
     gw = gateway_with(14, header_timeout_s=3, limit_concurrency=4096)
+    direct = redis.Redis.from_url(redis_server.db(14), decode_responses=True)
+    c = httpx.Client(base_url=gw.url, timeout=30)
+    gid, red, yellow = new_pvp(c)
+    games = set(direct.scan_iter("c4:game:*"))
     socks = []
     try:
         for i in range(1000):
@@ -129,6 +135,10 @@ def test_half_open_connections_are_released(gateway_with):
             if i % 2:
                 s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
             socks.append(s)
+        # the slow clients hold their connections: the players' moves are answered
+        for token, column in ((red, 4), (yellow, 5)):
+            moved = play(c, gid, token, column)
+            assert moved.status_code == 200, moved.text
         closed = 0
         deadline = time.monotonic() + 30
         for s in socks:  # each recv returns b"" once the server has closed it
@@ -145,6 +155,30 @@ def test_half_open_connections_are_released(gateway_with):
         for s in socks:
             s.close()
     assert httpx.get(gw.url + "/healthz", timeout=30).status_code == 200
+    assert c.get(f"/api/v1/games/{gid}").json()["moves"] == [4, 5]
+    assert set(direct.scan_iter("c4:game:*")) == games
+    c.close()
+
+
+def test_an_idle_kept_alive_connection_is_closed_after_the_keep_alive_timeout(gateway_with):
+    """keep_alive_timeout_s is uvicorn's: set to 1 s (its default 5), the idle
+    connection is closed long before the header deadline (60 s here) would."""
+    gw = gateway_with(11, keep_alive_timeout_s=1, header_timeout_s=60)
+    with socket.create_connection(("127.0.0.1", gw.port), timeout=30) as s:
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        got = b""
+        while b"\r\n\r\n" not in got:
+            got += s.recv(4096)
+        assert got.startswith(b"HTTP/1.1 200"), got
+        answered = time.monotonic()
+        while True:  # the rest of the body, then b"" once the server has closed the idle connection
+            try:
+                if s.recv(4096) == b"":
+                    break
+            except ConnectionResetError:
+                break
+        idle = time.monotonic() - answered
+    assert idle < 4, idle  # 1 s set; 5 s (uvicorn's default) would mean the setting is not applied
 
 
 def test_finished_games_expire_sooner(gateway_with, redis_server):
@@ -177,6 +211,8 @@ def test_a_thousand_watchers_on_a_pool_of_twenty(gateway_with, redis_server):
                                          for _ in range(1000)))
         try:
             firsts = await asyncio.gather(*(ws.recv() for ws in sockets))
+            odd = [f for f in firsts if json.loads(f).get("type") != "state"]
+            assert not odd, f"{len(odd)} watchers got no state first: {sorted(set(odd))[:3]}"
             assert all(json.loads(f)["state"]["version"] == 2 for f in firsts)
             gateway_connections = sum(1 for cl in direct.client_list() if cl.get("db") == str(db))
             async with httpx.AsyncClient(base_url=gw.url, timeout=60) as ac:
