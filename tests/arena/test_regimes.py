@@ -72,6 +72,8 @@ def test_the_command_prints_json_and_writes_its_files(tmp_path, capsys):
     (["--opening-plies", "42"], "0..41"),
     (["--agents", " , "], "at least one"),
     (["--size", "7by6"], "must look like 7x6"),
+    (["--size", "0x6"], "board 0x6 is out of range: width and height 1..16, line length 2..max(width, height)"),
+    (["--connect", "1"], "line length 1 does not fit on a 7x6 board: width and height 1..16"),
 ])
 def test_bad_input_is_refused_before_any_game(argv, needle, capsys):
     code, err = run_c4(["regimes", "--quiet", *argv], capsys)

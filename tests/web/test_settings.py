@@ -66,6 +66,9 @@ def test_levels_have_names_with_the_spec_in_the_tooltip(page):
     assert names["random"][0] == "Beginner" and names["random"][1].startswith("random: ")
     assert names["engine:1000"][0] == "Engine 1 s" and "engine:1000" in names["engine:1000"][1]
     assert names["perfect"][0] == "Perfect"
+    # the ladder's counted and regime players (issue 25) are offered, named from their family
+    assert names["search"][0] == "Search" and names["clairvoyant:greedy"][0] == "Clairvoyant greedy"
+    assert {"solver", "alphabeta", "expectimax", "noisy_greedy"} <= set(names), names
     assert all(not t.startswith(("engine:", "mcts:", "minimax:")) for t, _ in names.values()), names
     # the About box lists each level with its spec
     page.keyboard.press("?")
