@@ -88,14 +88,8 @@ class Service(Proc):
         return self
 
 
-def _have(module: str) -> bool:
-    return (REPO / module / "__main__.py").exists()
-
-
 @pytest.fixture(scope="session")
 def engine_service(redis_server):
-    if not _have("engine_svc"):
-        pytest.skip("engine_svc is not there yet")
     svc = Service("engine", "engine_svc", "C4_ENGINE_", redis_server.url).start()
     yield svc
     svc.stop()
@@ -103,8 +97,6 @@ def engine_service(redis_server):
 
 @pytest.fixture(scope="session")
 def solver_service(redis_server):
-    if not _have("solver_svc"):
-        pytest.skip("solver_svc is not there yet")
     svc = Service("solver", "solver_svc", "C4_SOLVER_", redis_server.url).start()
     yield svc
     svc.stop()

@@ -289,10 +289,6 @@ def test_twenty_clients_against_the_engine(api, gateway):
 
 @pytest.fixture
 def own_engine(redis_server):
-    from tests.gateway.conftest import _have
-
-    if not _have("engine_svc"):
-        pytest.skip("engine_svc is not there yet")
     svc = Service("engine-own", "engine_svc", "C4_ENGINE_", redis_server.url).start()
     yield svc
     svc.stop()

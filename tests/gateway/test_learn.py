@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -29,7 +30,6 @@ import pytest
 
 from connect4 import Geometry, Position
 from connect4.book import MoveBook
-from tests.conftest import REPO
 from tests.gateway.conftest import DEAD, LOGS, Gateway, Proc, _base_env
 from tests.gateway.helpers import error_of
 from tests.gateway.test_watch_bridge_mcp import BridgeClient
@@ -44,7 +44,7 @@ class Worker(Proc):
 
     def __init__(self, redis_url: str, book: Path):
         self.redis_url = redis_url
-        super().__init__("bookgen-learn-worker", [str(REPO / ".venv" / "bin" / "c4"), "bookgen", "worker",
+        super().__init__("bookgen-learn-worker", [sys.executable, "-m", "c4", "bookgen", "worker",
                                                   "--name", f"learn-{os.getpid()}@test"],
                          _base_env(REDIS_URL=redis_url, C4_BOOKGEN_CORRECTIVE_BOOK=book,
                                    C4_BOOKGEN_OPENING_BOOK=book.parent / "no-opening.txt",
