@@ -233,7 +233,7 @@ def run(args) -> int:
                 return _solve_wide(args, g, _chunks(args))
             solver = LineSolver(g, weak=args.weak, analyze=args.analyze, fresh=args.fresh, tt_log2=args.tt_log2)
         except Connect4Error as exc:
-            print(f"c4 solve: {exc}", file=sys.stderr)
+            print(f"c4 {args.command}: {exc}", file=sys.stderr)
             return 2
     code = _serve(solver, args)
     if g is not None and not getattr(args, "no_native", False):

@@ -82,6 +82,13 @@ def test_other_size(capsys):
     assert [line.split()[0] for line in lines] == ["1", "12"]
 
 
+@pytest.mark.parametrize("command", ["solve", "analyze"])
+def test_a_size_out_of_range_names_the_limits_and_the_command(capsys, command):
+    assert main([command, "--size", "17x6", "44"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"c4 {command}: board 17x6 is out of range: width and height 1..16")
+
+
 def test_values(capsys):
     assert main(["values", "4x4", "5x4", "6x4"]) == 0
     rows = capsys.readouterr().out.splitlines()[1:]
