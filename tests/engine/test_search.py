@@ -101,9 +101,11 @@ def test_budget_returns_last_finished_depth():
 def test_stop_flag_aborts_a_deep_search():
     engine = Engine(tt_mb=16)
     box = {}
-    t = threading.Thread(target=lambda: box.setdefault("r", engine.search(Position())))
+    searching = threading.Event()  # set by the first finished depth: the search is under way
+    t = threading.Thread(target=lambda: box.setdefault("r", engine.search(
+        Position(), on_progress=lambda report: searching.set())))
     t.start()
-    threading.Event().wait(0.3)
+    assert searching.wait(60), "no depth finished"
     engine.stop()
     t.join(120)
     assert not t.is_alive()
