@@ -111,6 +111,9 @@ class Engine:
         # The clock (an iteration still running at twice the budget) and a cancel
         # (a gRPC deadline, a client gone) raise the stop flag the kernels poll.
         hard_stop_s = None if budget_ms is None else 2.0 * budget_ms / 1000.0
+        # Lowered before the cancel is watched: a cancel set already (or while the
+        # search starts) raises the flag at once and nothing lowers it again.
+        self.state[ST_STOP] = 0
         with call_after(hard_stop_s, self.stop), stop_on(cancel, self.state, ST_STOP):
             best = self._deepen(pos, limit, budget_ms, on_progress, start)
             if best is not None and self._proven_draw_or_loss(best, empties):
@@ -134,7 +137,6 @@ class Engine:
         # bounds of the same positions, whichever game they came from), which
         # gets it about a ply deeper in the same time.
         gen = self.tt.new_search() if budget_ms is None or self.tt.gen == 0 else self.tt.gen
-        self.state[ST_STOP] = 0
         self.state[ST_NODES] = 0
         best: tuple[int, int, int] | None = None
         pace = IterationPace()

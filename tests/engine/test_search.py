@@ -101,9 +101,11 @@ def test_budget_returns_last_finished_depth():
 def test_stop_flag_aborts_a_deep_search():
     engine = Engine(tt_mb=16)
     box = {}
-    t = threading.Thread(target=lambda: box.setdefault("r", engine.search(Position())))
+    searching = threading.Event()  # set by the first finished depth: the search is under way
+    t = threading.Thread(target=lambda: box.setdefault("r", engine.search(
+        Position(), on_progress=lambda report: searching.set())))
     t.start()
-    threading.Event().wait(0.3)
+    assert searching.wait(60), "no depth finished"
     engine.stop()
     t.join(120)
     assert not t.is_alive()
@@ -116,6 +118,19 @@ def test_cancel_event_stops_the_search():
     threading.Timer(0.2, cancel.set).start()
     r = engine.search(Position(), cancel=cancel)
     assert r.depth >= 1 and r.depth < 42
+
+
+def test_a_cancel_set_before_the_search_stops_it_at_once():
+    """A gRPC client gone (or its deadline passed) before the search began: the
+    search must not start over a lowered flag and run its whole budget."""
+    engine = Engine(tt_mb=4)
+    engine.search(Position(), max_depth=2)
+    cancel = Cancel()
+    cancel.set()
+    r = engine.search(Position(), budget_ms=6000, cancel=cancel)
+    assert r.stopped and r.depth == 0, (r.depth, r.elapsed_ms)  # not even depth 1: the safe column
+    again = engine.search(Position(), max_depth=3)  # the next search on this engine starts clean
+    assert again.depth == 3 and not again.stopped
 
 
 def test_fixed_depth_is_deterministic():

@@ -162,6 +162,14 @@ def test_minimax_and_mcts_stop_at_the_deadline(stub, spec, moves):
     assert stopped.player == spec
 
 
+def _slot_held(servicer: EngineServicer) -> bool:
+    """Whether a search holds the servicer's only slot (``max_concurrent=1``)."""
+    if servicer.slots.acquire(blocking=False):
+        servicer.slots.release()
+        return False
+    return True
+
+
 def test_a_cancelled_search_frees_its_slot():
     """With one search at a time, a cancelled engine:600000 (minutes) must not
     hold the slot: the next move is answered."""
@@ -174,10 +182,16 @@ def test_a_cancelled_search_frees_its_slot():
             s = engine_pb2_grpc.EngineServiceStub(channel)
             for spec in ("engine:600000", "mcts:1000000"):
                 call = s.Move.future(engine_pb2.MoveRequest(position=pos("4"), player=spec, no_book=True))
-                time.sleep(0.3)  # searching
+                # Cancelled only once its search holds the one slot (a state, not a fixed time).
+                deadline = time.monotonic() + 30
+                while not _slot_held(servicer) and time.monotonic() < deadline:
+                    assert not call.done(), call.exception()  # minutes of search: still running
+                    time.sleep(0.02)
+                assert _slot_held(servicer), f"{spec} never started searching"
                 call.cancel()
                 r = s.Move(engine_pb2.MoveRequest(position=pos("4"), player="greedy"), timeout=15)
                 assert 1 <= r.column <= 7
+                assert not _slot_held(servicer)
     finally:
         server.stop(0)
 
