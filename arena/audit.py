@@ -21,6 +21,7 @@ from connect4.openings import random_openings
 
 from .oracle import Unproved
 from .players import PlayerFactory
+from .protocols import ExactOracle
 from servicekit.progress import Progress
 from .stats import wilson
 
@@ -97,7 +98,7 @@ class AuditResult:
         }
 
 
-def run_audit(player: str, games: int, opening_plies: int, seed: int, oracle, factory: PlayerFactory,
+def run_audit(player: str, games: int, opening_plies: int, seed: int, oracle: ExactOracle, factory: PlayerFactory,
               opponent: str | None = None, progress_stream=None) -> AuditResult:
     opponent = opponent or player
     g = factory.geometry

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from connect4 import STANDARD, Geometry, IllegalMove, Position
 
-from .players import ArenaPlayer, MoveInfo, PlayerError
+from .players import MoveInfo, PlayerError
+from .protocols import Player
 
 
 @dataclass
@@ -82,7 +83,7 @@ class GameRecord:
         }
 
 
-def play_game(first: ArenaPlayer, second: ArenaPlayer, opening: list[int], geometry: Geometry = STANDARD,
+def play_game(first: Player, second: Player, opening: list[int], geometry: Geometry = STANDARD,
               on_move=None) -> GameRecord:
     """Play from ``opening`` with ``first`` to move; ``on_move(pos, seat, info)`` after each chosen move."""
     pos = Position.from_moves(opening, geometry)

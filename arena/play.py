@@ -27,6 +27,7 @@ from connect4.notation import LETTERS, format_moves
 
 from .board import AMBER, GREEN, RESET, disc, panel, render
 from .players import ArenaPlayer, MoveInfo, PlayerError
+from .protocols import Player
 
 HUMAN = "you"
 # Never a single letter: on a wide board every letter is a column.
@@ -73,7 +74,7 @@ def parse_human_move(text: str, pos: Position) -> int:
 @dataclass
 class Seat:
     name: str  # "you" or a spec
-    player: ArenaPlayer | None  # None for a person
+    player: Player | None  # None for a person
     guarded: bool = False  # a person whose moves the gate checks
 
 

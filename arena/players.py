@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
     from connect4.bookset import BookSet
 
+    from .protocols import Player
+
 PERFECT = "perfect"
 WIDE_PERFECT_NODES = 20_000_000  # perfect's node budget a move past 64 bits unless perfect:NODES says otherwise
 
@@ -81,6 +83,8 @@ class MoveInfo:
 
 
 class ArenaPlayer:
+    """A base for :class:`arena.protocols.Player` implementations: ``close`` does nothing."""
+
     spec: str
 
     def choose(self, pos: Position) -> MoveInfo:  # pragma: no cover - interface
@@ -325,7 +329,7 @@ class PlayerFactory:
             self._channels[addr] = grpc.insecure_channel(addr)
         return self._channels[addr]
 
-    def make(self, spec: str, seed: int = 0, opponent: str | None = None) -> ArenaPlayer:
+    def make(self, spec: str, seed: int = 0, opponent: str | None = None) -> Player:
         """The player ``spec``; ``opponent`` (the other player's spec) binds a
         bare ``clairvoyant`` to the policy it plays against."""
         spec = spec.strip()

@@ -22,7 +22,8 @@ from connect4 import FIRST, STANDARD, Geometry, Position
 from connect4.notation import LETTERS, format_moves
 from connect4.scores import end_ply
 
-from .players import ArenaPlayer, PlayerError
+from .players import PlayerError
+from .protocols import ExactOracle, Player
 
 KIND = {1: "win", 0: "draw", -1: "loss"}
 
@@ -83,7 +84,7 @@ class VersusResult:
                 "summary": self.summary, "error": self.error, "player_book_moves": self.book_moves}
 
 
-def play_versus(player: ArenaPlayer, oracle, solver_color: int, start: Position, out=None,
+def play_versus(player: Player, oracle: ExactOracle, solver_color: int, start: Position, out=None,
                 render_board=None) -> VersusResult:
     """Play ``player`` against the perfect player from ``start``; writes one line per move to ``out``."""
     pos = start.copy()

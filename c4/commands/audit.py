@@ -70,6 +70,7 @@ def run(args) -> int:
     from arena.board import use_colour
     from arena.oracle import GrpcOracle, Oracle
     from arena.players import PlayerError, PlayerFactory, Via, check_spec
+    from arena.protocols import ExactOracle
 
     def fail(msg: str) -> int:
         print(f"c4 audit: {msg}", file=sys.stderr)
@@ -99,7 +100,7 @@ def run(args) -> int:
         engine_books = args.engine_books if geometry.is_standard else "none"
         factory = PlayerFactory(geometry, via, books, engine_books=engine_books)
         if via.solver_addr:
-            oracle: GrpcOracle | Oracle = GrpcOracle(via.solver_addr, geometry, args.deadline_ms)
+            oracle: ExactOracle = GrpcOracle(via.solver_addr, geometry, args.deadline_ms)
         else:
             oracle = Oracle(geometry, nodes, books, solver=factory.solver())
         res = run_audit(args.player, args.games, args.opening_plies, args.seed, oracle, factory,

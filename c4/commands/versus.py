@@ -44,7 +44,8 @@ def run(args) -> int:
 
     from arena.board import render, use_colour
     from arena.oracle import GrpcOracle, Oracle
-    from arena.players import ArenaPlayer, PlayerError, PlayerFactory, Via, check_spec
+    from arena.players import PlayerError, PlayerFactory, Via, check_spec
+    from arena.protocols import ExactOracle, Player
     from arena.versus import play_versus
 
     def fail(msg: str) -> int:
@@ -73,13 +74,13 @@ def run(args) -> int:
         if args.player.strip().lower() == "you":
             from arena.play import HumanPlayer
 
-            player: HumanPlayer | ArenaPlayer = HumanPlayer(sys.stdin, sys.stdout, use_colour(sys.stdout))
+            player: Player = HumanPlayer(sys.stdin, sys.stdout, use_colour(sys.stdout))
         else:
             player = factory.make(args.player, seed=args.seed)
     except PlayerError as exc:
         return fail(str(exc))
     if via.solver_addr:
-        oracle: GrpcOracle | Oracle = GrpcOracle(via.solver_addr, start.geometry, args.deadline_ms)
+        oracle: ExactOracle = GrpcOracle(via.solver_addr, start.geometry, args.deadline_ms)
     else:
         oracle = Oracle(start.geometry, args.solver_nodes, books, solver=factory.solver())
     solver_color = 0 if args.solver_seat == "first" else 1
