@@ -32,6 +32,8 @@ def register(sub) -> None:
                    help="with --solver-targets: the Bellman loss's weight beside the solver-target loss")
     d.add_argument("--target-scale", type=float, default=0.0,
                    help="with --solver-targets: 0 = targets sign(score); S > 0 = clip(score / S, -1, 1)")
+    d.add_argument("--target-decay", type=float, default=1.0,
+                   help="with --solver-targets: D < 1 = targets sign(score) * D ** (plies to the end - 1)")
     d.add_argument("--label-warmup", type=int, default=0,
                    help="with --solver-targets: learning steps on the labels alone before the first episode")
     d.add_argument("--heldout", default=None,
@@ -145,7 +147,7 @@ def run_dqn(args) -> int:
     cfg = DqnConfig(episodes=args.episodes, hidden=hidden, lr=args.lr, gamma=args.gamma, double=args.double,
                     eval_every=args.eval_every, eval_pairs=args.eval_pairs, seed=args.seed,
                     solver_targets=[f.strip() for f in args.solver_targets.split(",") if f.strip()],
-                    bellman_weight=args.bellman_weight, target_scale=args.target_scale,
+                    bellman_weight=args.bellman_weight, target_scale=args.target_scale, target_decay=args.target_decay,
                     label_warmup=args.label_warmup, heldout=heldout)
     try:
         cfg.check()
@@ -170,7 +172,7 @@ def run_dqn(args) -> int:
     meta = {"hidden": cfg.hidden, "double": cfg.double, "episodes": cfg.episodes, "seed": cfg.seed}
     if cfg.solver_targets:
         meta.update(solver_targets=cfg.solver_targets, bellman_weight=cfg.bellman_weight,
-                    target_scale=cfg.target_scale, label_warmup=cfg.label_warmup)
+                    target_scale=cfg.target_scale, target_decay=cfg.target_decay, label_warmup=cfg.label_warmup)
     if cfg.heldout:
         import numpy as np
 

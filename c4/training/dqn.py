@@ -57,6 +57,7 @@ class DqnConfig:
     solver_targets: list = field(default_factory=list)  # c4 train labels folders (block-*.npz)
     bellman_weight: float = 1.0  # the Bellman loss's weight beside the solver-target loss
     target_scale: float = 0.0  # 0: targets sign(score); S > 0: clip(score / S, -1, 1) for strong labels
+    target_decay: float = 1.0  # < 1: strong labels' targets sign(score) * decay ** (plies to the end - 1)
     label_warmup: int = 0  # learning steps on the labels alone before the first episode
     solver_batch: int = 64
     heldout: str = ""  # a labels .npz never trained on, scored in every strength check
@@ -67,10 +68,15 @@ class DqnConfig:
             raise ValueError(f"--bellman-weight must be in [0, 100], got {self.bellman_weight}")
         if self.target_scale < 0:
             raise ValueError(f"--target-scale must be 0 (signs) or more, got {self.target_scale}")
+        if not 0 < self.target_decay <= 1:
+            raise ValueError(f"--target-decay must be in (0, 1], got {self.target_decay}")
+        if self.target_scale and self.target_decay < 1:
+            raise ValueError("give --target-scale or --target-decay, not both")
         if self.label_warmup < 0 or self.solver_batch < 1:
             raise ValueError("--label-warmup must be >= 0 and --solver-batch at least 1")
-        if not self.solver_targets and (self.bellman_weight != 1.0 or self.target_scale or self.label_warmup):
-            raise ValueError("--bellman-weight, --target-scale and --label-warmup need --solver-targets")
+        if not self.solver_targets and (self.bellman_weight != 1.0 or self.target_scale
+                                       or self.target_decay != 1.0 or self.label_warmup):
+            raise ValueError("--bellman-weight, --target-scale, --target-decay and --label-warmup need --solver-targets")
         for folder in self.solver_targets:
             if not Path(folder).is_dir():
                 raise ValueError(f"--solver-targets {folder}: no such folder")
@@ -238,7 +244,7 @@ def train(cfg: DqnConfig, out_dir: Path, progress=None, log=print) -> dict:
         from .solver_targets import SolverTargets, heldout_keys, load_label_dirs
 
         skip = heldout_keys(Path(cfg.heldout)) if cfg.heldout else set()
-        labels = SolverTargets(load_label_dirs(cfg.solver_targets, skip), cfg.target_scale)
+        labels = SolverTargets(load_label_dirs(cfg.solver_targets, skip), cfg.target_scale, cfg.target_decay)
         log(f"solver targets: {labels.n} labelled positions from {', '.join(cfg.solver_targets)}"
             f" ({len(skip)} held-out positions left out)")
     if cfg.heldout:

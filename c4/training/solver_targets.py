@@ -8,7 +8,10 @@ playing that column, from the side to move's point of view: ``sign(score)``
 (+1 the column wins, 0 it draws, -1 it loses), the scale of the Bellman
 target (a win is +1 discounted by ``gamma`` a ply). With ``target_scale`` S
 > 0 a strong label's magnitude counts too: ``clip(score / S, -1, 1)``, so a
-quicker win is worth more (weak labels hold signs only and stay ``sign``).
+quicker win is worth more; with ``target_decay`` D < 1 a strong label's
+target is ``sign(score) * D ** (plies to the end - 1)`` (the win on this move
++1, the opponent's win on the next one -D). Weak labels hold signs only and
+stay ``sign``.
 
 The loss of a learning step is ``solver_loss + bellman_weight * bellman_loss``
 (Huber both); ``label_warmup`` steps on the labels alone come before the
@@ -52,7 +55,19 @@ def heldout_keys(path: Path) -> set[int]:
         return {_canonical(int(c), int(m)) for c, m in zip(z["current"], z["mask"], strict=True)}
 
 
-def q_targets(scores: np.ndarray, strong: np.ndarray, target_scale: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+def plies_to_end(scores: np.ndarray, ply: np.ndarray) -> np.ndarray:
+    """Plies from the move (1: the move itself wins) to the decisive stone, from Pons' scores on 7x6
+    (a win with n stones of the winner scores 22 - n); 0 where the column draws or is full."""
+    s = scores.astype(np.int32)
+    n = 22 - np.abs(s)
+    first = (ply.astype(np.int32) % 2 == 0)[:, None]  # the side to move played first
+    win_ply = np.where((s > 0) == first, 2 * n - 1, 2 * n)  # the winner's n-th stone, 1-based ply
+    d = win_ply - ply.astype(np.int32)[:, None]
+    return np.where((s != 0) & (scores != FULL), np.maximum(d, 1), 0)
+
+
+def q_targets(scores: np.ndarray, strong: np.ndarray, target_scale: float = 0.0, ply: np.ndarray | None = None,
+              target_decay: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """(targets float32 [n, 7], legal bool [n, 7]) from exact per-column scores (FULL: a full column)."""
     s = scores.astype(np.float32)
     legal = scores != FULL
@@ -60,18 +75,23 @@ def q_targets(scores: np.ndarray, strong: np.ndarray, target_scale: float = 0.0)
     if target_scale > 0:
         scaled = np.clip(s / target_scale, -1.0, 1.0)
         t = np.where(strong[:, None], scaled, t)
+    elif target_decay < 1:
+        if ply is None:
+            raise ValueError("a target decay needs the positions' plies")
+        decayed = np.sign(s) * target_decay ** (plies_to_end(scores, ply) - 1).clip(0)
+        t = np.where(strong[:, None], decayed, t)
     return np.where(legal, t, 0.0).astype(np.float32), legal
 
 
 class SolverTargets:
     """The labelled positions as tensors, sampled in batches by the trainer's generator."""
 
-    def __init__(self, data: dict[str, np.ndarray], target_scale: float = 0.0):
+    def __init__(self, data: dict[str, np.ndarray], target_scale: float = 0.0, target_decay: float = 1.0):
         import torch
 
         if len(data["current"]) == 0:
             raise ValueError("the solver-target labels hold no position")
-        t, legal = q_targets(data["scores"], data["strong"], target_scale)
+        t, legal = q_targets(data["scores"], data["strong"], target_scale, data["ply"], target_decay)
         self.x = torch.from_numpy(planes_many(data["current"], data["mask"]))
         self.t = torch.from_numpy(t)
         self.legal = torch.from_numpy(legal)

@@ -35,6 +35,21 @@ def test_targets_are_the_exact_results_of_the_legal_columns():
     assert t[1].tolist() == [1, 0, -1, -1, 0, 0, 0]  # a weak label keeps its signs
 
 
+def test_a_target_decay_values_the_quicker_result_more():
+    from connect4 import Position
+    from solver_svc.solver import Solver
+
+    pos = Position.from_moves([3, 0, 3, 0, 3, 6, 0])  # the first player threatens d; the second must block
+    scores = np.array([Solver().analyze(pos)], np.int8)
+    t, _ = q_targets(scores, np.array([True]), ply=np.array([pos.ply]), target_decay=0.9)
+    assert t[0][0] == pytest.approx(-0.9)  # the opponent wins on the next ply
+    assert -0.9 < t[0][3] < 0  # blocking loses later
+    pos = Position.from_moves([3, 0, 3, 0, 3, 0])
+    t, _ = q_targets(np.array([Solver().analyze(pos)], np.int8), np.array([True]), ply=np.array([6]),
+                     target_decay=0.9)
+    assert t[0][3] == 1 and 0 < t[0][0] < 0.5  # the win on this move beats a slower one
+
+
 def test_a_step_on_a_small_fixed_set_lowers_the_solver_target_loss(labels):
     torch.manual_seed(0)
     data = load_label_dirs([str(labels)])
@@ -70,6 +85,10 @@ def test_the_heldout_figure_counts_the_greedy_columns_that_keep_the_value():
 @pytest.mark.parametrize("extra, needle", [
     (["--bellman-weight", "-1"], "--bellman-weight must be in [0, 100]"),
     (["--target-scale", "-2"], "--target-scale must be 0 (signs) or more"),
+    (["--target-decay", "0"], "--target-decay must be in (0, 1]"),
+    (["--target-decay", "1.5"], "--target-decay must be in (0, 1]"),
+    (["--target-decay", "0.9", "--target-scale", "5"], "not both"),
+    (["--target-decay", "0.9"], "need --solver-targets"),
     (["--label-warmup", "-5"], "--label-warmup must be >= 0"),
     (["--solver-targets", "/nonexistent/labels"], "--solver-targets /nonexistent/labels: no such folder"),
     (["--bellman-weight", "0.5", "--solver-targets", ""], "need --solver-targets"),
