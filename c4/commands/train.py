@@ -6,6 +6,7 @@ weights file (and, for pv, its reference outputs) at the end."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from dataclasses import asdict
@@ -24,6 +25,20 @@ def register(sub) -> None:
     d.add_argument("--lr", type=float, default=1e-3)
     d.add_argument("--gamma", type=float, default=0.99)
     d.add_argument("--double", action="store_true", help="Double DQN targets (the improvement measured)")
+    d.add_argument("--solver-targets", default="",
+                   help="c4 train labels folders (comma-separated): regress the legal columns' Q-values toward "
+                        "their exact results (docs/learned.md); the held-out set's positions are left out")
+    d.add_argument("--bellman-weight", type=float, default=1.0,
+                   help="with --solver-targets: the Bellman loss's weight beside the solver-target loss")
+    d.add_argument("--target-scale", type=float, default=0.0,
+                   help="with --solver-targets: 0 = targets sign(score); S > 0 = clip(score / S, -1, 1)")
+    d.add_argument("--target-decay", type=float, default=1.0,
+                   help="with --solver-targets: D < 1 = targets sign(score) * D ** (plies to the end - 1)")
+    d.add_argument("--label-warmup", type=int, default=0,
+                   help="with --solver-targets: learning steps on the labels alone before the first episode")
+    d.add_argument("--heldout", default=None,
+                   help="held-out labels .npz, never trained on, scored at each check "
+                        "(default: the shipped books/models/heldout-7x6.npz)")
     d.add_argument("--eval-every", type=int, default=500, help="episodes between strength checks")
     d.add_argument("--eval-pairs", type=int, default=10, help="paired openings per opponent in a check")
     d.add_argument("--seed", type=int, default=0)
@@ -124,8 +139,16 @@ def run_dqn(args) -> int:
         hidden = [int(h) for h in args.hidden.split(",") if h.strip()]
     except ValueError:
         return _fail(f"--hidden {args.hidden!r}: give layer sizes like 128,128")
+    from engine_svc.learned.players import model_path
+
+    heldout = args.heldout if args.heldout is not None else str(model_path(HELDOUT_FILE))
+    if args.heldout is None and not Path(heldout).is_file():
+        heldout = ""  # no shipped held-out set: no held-out figure
     cfg = DqnConfig(episodes=args.episodes, hidden=hidden, lr=args.lr, gamma=args.gamma, double=args.double,
-                    eval_every=args.eval_every, eval_pairs=args.eval_pairs, seed=args.seed)
+                    eval_every=args.eval_every, eval_pairs=args.eval_pairs, seed=args.seed,
+                    solver_targets=[f.strip() for f in args.solver_targets.split(",") if f.strip()],
+                    bellman_weight=args.bellman_weight, target_scale=args.target_scale, target_decay=args.target_decay,
+                    label_warmup=args.label_warmup, heldout=heldout)
     try:
         cfg.check()
         out = _prepare(args)
@@ -147,6 +170,22 @@ def run_dqn(args) -> int:
     files = write_outputs(out, "DQN (self-play)", asdict(cfg), result["history"], "episode",
                           {"steps": result["steps"]}, command)
     meta = {"hidden": cfg.hidden, "double": cfg.double, "episodes": cfg.episodes, "seed": cfg.seed}
+    if cfg.solver_targets:
+        meta.update(solver_targets=cfg.solver_targets, bellman_weight=cfg.bellman_weight,
+                    target_scale=cfg.target_scale, target_decay=cfg.target_decay, label_warmup=cfg.label_warmup)
+    if cfg.heldout:
+        import numpy as np
+
+        from c4.training.solver_targets import dqn_quality
+
+        with np.load(cfg.heldout) as z:
+            held = {k: z[k] for k in ("current", "mask", "ply", "scores", "strong")}
+        q = dqn_quality(dqn.q_values(result["model"], held), held)
+        (out / "quality.json").write_text(json.dumps(q, indent=1))
+        print(f"held-out ({cfg.heldout}, {q['positions']} solver-proven positions): "
+              f"the greedy column keeps the game-theoretic value in {q['move_keeps_value']:.1%}")
+        for band, b in q["by_ply"].items():
+            print(f"  plies {band:>5}: {b['positions']:4d} positions, keeps value {b['move_keeps_value']:.1%}")
     weights = write_weights(out / "dqn-7x6.npz", "dqn", meta, dqn.export_arrays(result["model"]))
     dqn.write_reference(result["model"], weights)
     if args.export:

@@ -11,8 +11,12 @@ steps, epsilon from 1 to 0.05 over 30k steps; greedy evaluation. The MLP's
 hidden sizes and the learning rate are not given by the study: 128, 128 and
 1e-3 here (``--hidden``, ``--lr``).
 
-The one improvement measured (``--double``): Double DQN, the online net picks
-the next state's column and the target net values it.
+Two improvements measured: ``--double`` (Double DQN: the online net picks
+the next state's column and the target net values it), and
+``--solver-targets`` (``solver_targets.py``: the Q-values of the legal
+columns of exactly labelled positions regressed toward the exact results,
+mixed with ``--bellman-weight`` times the Bellman loss, after
+``--label-warmup`` steps on the labels alone).
 
 A checkpoint (``checkpoint.pt``) every ``checkpoint_every`` episodes keeps the
 nets, the optimiser, the replay buffer and every generator's state, so a
@@ -50,8 +54,38 @@ class DqnConfig:
     eval_every: int = 500  # episodes between strength checks
     eval_pairs: int = 10
     checkpoint_every: int = 250
+    solver_targets: list = field(default_factory=list)  # c4 train labels folders (block-*.npz)
+    bellman_weight: float = 1.0  # the Bellman loss's weight beside the solver-target loss
+    target_scale: float = 0.0  # 0: targets sign(score); S > 0: clip(score / S, -1, 1) for strong labels
+    target_decay: float = 1.0  # < 1: strong labels' targets sign(score) * decay ** (plies to the end - 1)
+    label_warmup: int = 0  # learning steps on the labels alone before the first episode
+    solver_batch: int = 64
+    heldout: str = ""  # a labels .npz never trained on, scored in every strength check
 
     def check(self) -> None:
+        self._check_dqn()
+        if not 0 <= self.bellman_weight <= 100:
+            raise ValueError(f"--bellman-weight must be in [0, 100], got {self.bellman_weight}")
+        if self.target_scale < 0:
+            raise ValueError(f"--target-scale must be 0 (signs) or more, got {self.target_scale}")
+        if not 0 < self.target_decay <= 1:
+            raise ValueError(f"--target-decay must be in (0, 1], got {self.target_decay}")
+        if self.target_scale and self.target_decay < 1:
+            raise ValueError("give --target-scale or --target-decay, not both")
+        if self.label_warmup < 0 or self.solver_batch < 1:
+            raise ValueError("--label-warmup must be >= 0 and --solver-batch at least 1")
+        if not self.solver_targets and (self.bellman_weight != 1.0 or self.target_scale
+                                       or self.target_decay != 1.0 or self.label_warmup):
+            raise ValueError("--bellman-weight, --target-scale, --target-decay and --label-warmup need --solver-targets")
+        for folder in self.solver_targets:
+            if not Path(folder).is_dir():
+                raise ValueError(f"--solver-targets {folder}: no such folder")
+            if not any(Path(folder).glob("block-[0-9]*[0-9].npz")):
+                raise ValueError(f"--solver-targets {folder}: no block-*.npz there (made by c4 train labels)")
+        if self.heldout and not Path(self.heldout).is_file():
+            raise ValueError(f"--heldout {self.heldout}: no such file")
+
+    def _check_dqn(self) -> None:
         for name in ("episodes", "buffer", "batch", "target_every", "eps_steps", "eval_every", "checkpoint_every"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
@@ -136,18 +170,35 @@ def td_targets(cfg: DqnConfig, online, target, r, s2, legal2, done):
         return r - cfg.gamma * nxt
 
 
-def learn_step(cfg: DqnConfig, online, target, opt, batch) -> float:
+def learn_step(cfg: DqnConfig, online, target, opt, batch, solver_batch=None, bellman_weight: float = 1.0):
+    """One Adam step on ``bellman_weight`` x the Bellman loss of ``batch`` (None: none) plus, given
+    ``solver_batch`` (planes, targets, legal), the solver-target loss. The Bellman loss alone
+    (a float) without ``solver_batch``; else (total, bellman or None, solver)."""
     import torch
 
-    s, a, r, s2, legal2, done = batch
-    y = td_targets(cfg, online, target, r, s2, legal2, done)
-    q = forward(online, s).gather(1, a[:, None])[:, 0]
-    loss = torch.nn.functional.smooth_l1_loss(q, y)
+    from .solver_targets import solver_loss
+
+    total = bell = None
+    if batch is not None and bellman_weight > 0:
+        s, a, r, s2, legal2, done = batch
+        y = td_targets(cfg, online, target, r, s2, legal2, done)
+        q = forward(online, s).gather(1, a[:, None])[:, 0]
+        bell = torch.nn.functional.smooth_l1_loss(q, y)
+        total = bellman_weight * bell
+    sol = None
+    if solver_batch is not None:
+        x, t, legal = solver_batch
+        sol = solver_loss(forward(online, x), t, legal)
+        total = sol if total is None else total + sol
+    assert total is not None, "a learning step needs a batch"
     opt.zero_grad()
-    loss.backward()
+    total.backward()
     torch.nn.utils.clip_grad_norm_(online.parameters(), cfg.clip)
     opt.step()
-    return loss.item()
+    bell_f = None if bell is None else float(bell.item())
+    if solver_batch is None or sol is None:
+        return bell_f
+    return float(total.item()), bell_f, float(sol.item())
 
 
 def epsilon(cfg: DqnConfig, step: int) -> float:
@@ -186,8 +237,19 @@ def train(cfg: DqnConfig, out_dir: Path, progress=None, log=print) -> dict:
     target = copy.deepcopy(online)
     opt = torch.optim.Adam(online.parameters(), lr=cfg.lr)
     replay = Replay(cfg.buffer)
-    history, losses = [], []
+    history, losses, sol_losses = [], [], []
     step = episode = 0
+    labels = heldout = None
+    if cfg.solver_targets:
+        from .solver_targets import SolverTargets, heldout_keys, load_label_dirs
+
+        skip = heldout_keys(Path(cfg.heldout)) if cfg.heldout else set()
+        labels = SolverTargets(load_label_dirs(cfg.solver_targets, skip), cfg.target_scale, cfg.target_decay)
+        log(f"solver targets: {labels.n} labelled positions from {', '.join(cfg.solver_targets)}"
+            f" ({len(skip)} held-out positions left out)")
+    if cfg.heldout:
+        with np.load(cfg.heldout) as z:
+            heldout = {k: z[k] for k in ("current", "mask", "ply", "scores", "strong")}
     ckpt = out_dir / "checkpoint.pt"
     if ckpt.exists():
         st = torch.load(ckpt, weights_only=False)
@@ -200,7 +262,14 @@ def train(cfg: DqnConfig, out_dir: Path, progress=None, log=print) -> dict:
         rng.bit_generator.state = st["rng"]
         torch.set_rng_state(st["torch_rng"])
         history, losses, step, episode = st["history"], st["losses"], st["step"], st["episode"]
+        sol_losses = st.get("sol_losses", [])
         log(f"resuming from {ckpt} after episode {episode}")
+    elif labels is not None:
+        for _ in range(cfg.label_warmup):  # the labels alone first: a start that already knows some play
+            sol_losses.append(learn_step(cfg, online, target, opt, None, labels.batch(rng, cfg.solver_batch))[2])
+        if cfg.label_warmup:
+            target.load_state_dict(online.state_dict())
+            log(f"label warm-up: {cfg.label_warmup} steps, solver-target loss {np.mean(sol_losses[-200:]):.4f}")
     while episode < cfg.episodes:
         cur, mask, ply = 0, 0, 0
         s = planes(cur, mask)
@@ -223,7 +292,14 @@ def train(cfg: DqnConfig, out_dir: Path, progress=None, log=print) -> dict:
                 batch = (torch.from_numpy(replay.s[idx]), torch.from_numpy(replay.a[idx]),
                          torch.from_numpy(replay.r[idx]), torch.from_numpy(replay.s2[idx]),
                          torch.from_numpy(replay.legal2[idx]), torch.from_numpy(replay.done[idx]))
-                losses.append(learn_step(cfg, online, target, opt, batch))
+                if labels is None:
+                    losses.append(learn_step(cfg, online, target, opt, batch))
+                else:
+                    _, bell, sol = learn_step(cfg, online, target, opt, batch,
+                                              labels.batch(rng, cfg.solver_batch), cfg.bellman_weight)
+                    sol_losses.append(sol)
+                    if bell is not None:
+                        losses.append(bell)
             if step % cfg.target_every == 0:
                 target.load_state_dict(online.state_dict())
             if win or full:
@@ -235,6 +311,12 @@ def train(cfg: DqnConfig, out_dir: Path, progress=None, log=print) -> dict:
             recent = losses[-1000:]
             row = {"episode": episode, "step": step, "epsilon": round(epsilon(cfg, step), 4),
                    "loss": float(np.mean(recent)) if recent else None}
+            if labels is not None:
+                row["solver_loss"] = float(np.mean(sol_losses[-1000:])) if sol_losses else None
+            if heldout is not None:
+                from .solver_targets import dqn_quality
+
+                row["heldout_keeps_value"] = round(dqn_quality(q_values(online, heldout), heldout)["move_keeps_value"], 4)
             if cfg.eval_pairs:
                 choose = lambda pos: greedy_column(online, pos.current, pos.mask)  # noqa: E731
                 for opp in OPPONENTS:
@@ -245,10 +327,20 @@ def train(cfg: DqnConfig, out_dir: Path, progress=None, log=print) -> dict:
         if episode % cfg.checkpoint_every == 0 or episode == cfg.episodes:
             torch.save({"online": online.state_dict(), "target": target.state_dict(), "opt": opt.state_dict(),
                         "replay": replay, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
-                        "history": history, "losses": losses, "step": step, "episode": episode,
+                        "history": history, "losses": losses, "sol_losses": sol_losses, "step": step, "episode": episode,
                         "config": asdict(cfg)}, ckpt.with_suffix(".tmp"))
             ckpt.with_suffix(".tmp").replace(ckpt)  # atomic: a stop mid-write keeps the last checkpoint
     return {"model": online, "history": history, "steps": step}
+
+
+def q_values(mlp, data: dict) -> np.ndarray:
+    """The net's Q-values of the positions of a labels dict (current, mask)."""
+    import torch
+
+    from engine_svc.learned.encode import planes_many
+
+    with torch.no_grad():
+        return forward(mlp, torch.from_numpy(planes_many(data["current"], data["mask"]))).numpy()
 
 
 def write_reference(mlp, weights: Path, count: int = 64, seed: int = 0) -> Path:
