@@ -23,7 +23,12 @@ STUBBORN = textwrap.dedent("""
     from servicekit.logs import configure_logging
 
     def add(server):
-        handler = grpc.unary_unary_rpc_method_handler(lambda request, context: time.sleep(600) or b"")
+        def wait(request, context):
+            print("waiting", flush=True)  # the test sends SIGTERM once it reads this
+            time.sleep(600)
+            return b""
+
+        handler = grpc.unary_unary_rpc_method_handler(wait)
         server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("demo.v1.Stubborn", {"Wait": handler})])
         return ["demo.v1.Stubborn"]
 
@@ -61,7 +66,8 @@ def test_sigterm_received_by_another_thread_stops_the_service():
 
 def test_sigterm_exits_although_a_handler_never_returns():
     address = f"127.0.0.1:{free_port()}"
-    proc = subprocess.Popen([sys.executable, "-c", STUBBORN, address], stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", STUBBORN, address], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
         with grpc.insecure_channel(address) as channel:
             health = health_pb2_grpc.HealthStub(channel)
@@ -74,7 +80,7 @@ def test_sigterm_exits_although_a_handler_never_returns():
                     time.sleep(0.1)
             wait = channel.unary_unary("/demo.v1.Stubborn/Wait", request_serializer=None, response_deserializer=None)
             call = wait.future(b"")
-            time.sleep(0.3)  # the handler is asleep
+            assert proc.stdout.readline() == "waiting\n"  # the handler is asleep
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(30) == 0  # a bounded wait: the handler alone would take ten minutes
             assert call.exception() is not None

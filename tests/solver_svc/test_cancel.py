@@ -16,6 +16,16 @@ LONG = 120.0  # the deadline of the abandoned search: far beyond the test
 EASY, EASY_SCORE = KNOWN[4]
 
 
+def wait_searching(timeout: float = 60.0) -> None:
+    """Until the in-process service's one solver is searching (its busy gauge is 1)."""
+    from prometheus_client import REGISTRY
+
+    end = time.monotonic() + timeout
+    while REGISTRY.get_sample_value("solver_busy_workers") != 1:
+        assert time.monotonic() < end, "the long search never started"
+        time.sleep(0.01)
+
+
 @pytest.fixture
 def one_solver():
     """(address, channel) of a service with a single solver: a search that
@@ -46,13 +56,13 @@ def test_a_cancelled_search_frees_its_solver(one_solver, rpc, how):
     stub = solver_pb2_grpc.SolverServiceStub(channel)
     if how == "cancel":
         call = _long_search(stub, rpc)
-        time.sleep(0.5)  # the search is running
+        wait_searching()
         call.cancel()
         assert call.code() == grpc.StatusCode.CANCELLED
     else:
         other = grpc.insecure_channel(address)
         call = _long_search(solver_pb2_grpc.SolverServiceStub(other), rpc)
-        time.sleep(0.5)
+        wait_searching()
         other.close()  # the client goes away without a word
     # The one solver is free again: an easy request (which waits for it) is
     # answered well before the abandoned search's deadline.

@@ -45,13 +45,19 @@ def test_sigterm_during_a_long_search_stops_the_process():
     The grace for running requests is 1 s here; then the search is stopped."""
     import time
 
-    proc, address = spawn_service(TT_LOG2, {"C4_SOLVER_SHUTDOWN_GRACE_S": "1"})
+    metrics_port = free_port()
+    proc, address = spawn_service(TT_LOG2, {"C4_SOLVER_SHUTDOWN_GRACE_S": "1",
+                                            "C4_SOLVER_METRICS_PORT": str(metrics_port)})
     try:
         wait_serving(address, timeout=300)
         with grpc.insecure_channel(address) as channel:
             call = solver_pb2_grpc.SolverServiceStub(channel).Solve.future(
                 solver_pb2.SolveRequest(position=position("")))
-            time.sleep(0.5)  # searching
+            end = time.monotonic() + 60
+            while "solver_busy_workers 1.0" not in urllib.request.urlopen(
+                    f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).read().decode():
+                assert time.monotonic() < end, "the long search never started"
+                time.sleep(0.02)
             proc.send_signal(signal.SIGTERM)
             code = proc.wait(60)  # a bounded wait: the search alone would take minutes
             assert code == 0
