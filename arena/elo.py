@@ -64,17 +64,6 @@ class EloError(ValueError):
     """Ratings that the data cannot determine (no games, disconnected players)."""
 
 
-def fit_elo(
-    players: list[str],
-    results: list[PairResult],
-    anchor: str | None = None,
-    prior_draws: float = 1.0,
-    max_iter: int = 200,
-) -> list[Rating]:
-    """Ratings for ``players`` (in that order), ``anchor`` fixed at 0 (default: the first)."""
-    return fit_elo_cov(players, results, anchor, prior_draws, max_iter)[0]
-
-
 def difference_se(cov: np.ndarray, i: int, j: int) -> float:
     """Standard error (Elo) of rating i minus rating j from the fit's covariance."""
     return math.sqrt(max(cov[i, i] + cov[j, j] - 2 * cov[i, j], 0.0))

@@ -61,11 +61,6 @@ def elo_difference(p: float) -> float:
     return 400.0 * math.log10(p / (1.0 - p))
 
 
-def expected_score(diff: float) -> float:
-    """Expected score of a player rated ``diff`` Elo above its opponent."""
-    return 1.0 / (1.0 + 10.0 ** (-diff / 400.0))
-
-
 @dataclass
 class Tally:
     """Wins, draws and losses of one side, with its move statistics."""

@@ -135,13 +135,3 @@ def format_moves(cols: Iterable[int], geometry: Geometry = STANDARD, style: str 
     if style == "numbers" or geometry.width > 9:
         return " ".join(str(c + 1) for c in cols)
     return "".join(str(c + 1) for c in cols)
-
-
-def format_cells(cols: Iterable[int], geometry: Geometry = STANDARD) -> str:
-    """0-based columns -> ``"d1 d2 e1"``."""
-    heights = [0] * geometry.width
-    out = []
-    for c in cols:
-        heights[c] += 1
-        out.append(f"{LETTERS[c]}{heights[c]}")
-    return " ".join(out)

@@ -24,14 +24,6 @@ def is_proven(score: int) -> bool:
     return abs(score) > MATE
 
 
-def pons_score(score: int, cells: int) -> int:
-    """A proven engine score in Pascal Pons' convention (0 for a draw or an unproven score)."""
-    if not is_proven(score):
-        return 0
-    s = (cells + 2 - end_stone_of(score, cells)) // 2
-    return s if score > 0 else -s
-
-
 def end_stone_of(score: int, cells: int) -> int:
     """The stone number that ends the game, for a proven win/loss score."""
     return MATE + cells + 1 - abs(score)

@@ -4,8 +4,18 @@ import math
 
 import pytest
 
-from arena.elo import ELO_PER_NAT, EloError, PairResult, fit_elo
-from arena.stats import Tally, elo_difference, expected_score, wilson
+from arena.elo import ELO_PER_NAT, EloError, PairResult, fit_elo_cov
+from arena.stats import Tally, elo_difference, wilson
+
+
+def fit_elo(players, results, anchor=None, prior_draws=1.0):
+    """The fitted ratings alone (the report also uses the covariance)."""
+    return fit_elo_cov(players, results, anchor, prior_draws)[0]
+
+
+def expected_score(diff: float) -> float:
+    """Expected score of a player rated ``diff`` Elo above its opponent: elo_difference's inverse."""
+    return 1.0 / (1.0 + 10.0 ** (-diff / 400.0))
 
 
 # -- Wilson ---------------------------------------------------------------------

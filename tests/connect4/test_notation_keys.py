@@ -6,10 +6,20 @@ from hypothesis import strategies as st
 
 from connect4 import Geometry, IllegalMove, InvalidPosition, Position, format_moves, parse_moves
 from connect4.keys import decode_key, mirror_bits, parse_key, position_from_key
-from connect4.notation import format_cells, parse_column
+from connect4.notation import LETTERS, parse_column
 from connect4.render import render_ascii, rows
 
 G = Geometry()
+
+
+def format_cells(cols, geometry):
+    """0-based columns -> ``"d1 d2 e1"``: the cell notation people type, written out by hand."""
+    heights = [0] * geometry.width
+    out = []
+    for c in cols:
+        heights[c] += 1
+        out.append(f"{LETTERS[c]}{heights[c]}")
+    return " ".join(out)
 
 
 @st.composite

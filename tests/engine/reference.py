@@ -140,3 +140,14 @@ def near_the_end(g: Geometry, empties: int, seed: int) -> Position:
             pos.play(rng.choice(quiet))
         if pos.ply == g.cells - empties and not pos.is_over:
             return pos
+
+
+def pons_score(score: int, cells: int) -> int:
+    """A proven engine score in Pascal Pons' convention (0 for a draw or an unproven score):
+    how the tests hold the engine's scale against the solver's."""
+    from engine_svc.scores import end_stone_of, is_proven
+
+    if not is_proven(score):
+        return 0
+    s = (cells + 2 - end_stone_of(score, cells)) // 2
+    return s if score > 0 else -s

@@ -48,7 +48,7 @@ def test_a_book_answer_counts_the_plies_to_the_end_for_either_winner():
     +2 after 1 stone is its 20th stone, ply 40; losses likewise."""
     from connect4.book import BookEntry
     from engine_svc.players.ladder import book_result
-    from engine_svc.scores import pons_score
+    from tests.engine.reference import pons_score
 
     cells = 42
     for moves, score, end in (("", 1, 41), ("1", 2, 40), ("", -1, 42), ("1", -2, 39), ("", 0, 42)):

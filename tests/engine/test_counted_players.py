@@ -9,7 +9,7 @@ import pytest
 from connect4 import Position
 from engine_svc.players import InvalidSpec, make_player
 from engine_svc.players.budgeted import SEARCH_BUDGET, SOLVER_BUDGET, CountedSearch, SearchPlayer, SolverPlayer
-from engine_svc.scores import pons_score
+from tests.engine.reference import pons_score
 from engine_svc.stopping import Cancel, Stopped
 from solver_svc.solver import Solver
 

@@ -7,7 +7,8 @@ import pytest
 
 from connect4 import Geometry, InvalidPosition, Position
 from engine_svc.players.messages import search_message
-from engine_svc.scores import MATE, is_proven, pons_score
+from engine_svc.scores import MATE, is_proven
+from tests.engine.reference import pons_score
 from engine_svc.search import Engine
 from engine_svc.stopping import Cancel
 
