@@ -174,12 +174,10 @@ def run_dqn(args) -> int:
         meta.update(solver_targets=cfg.solver_targets, bellman_weight=cfg.bellman_weight,
                     target_scale=cfg.target_scale, target_decay=cfg.target_decay, label_warmup=cfg.label_warmup)
     if cfg.heldout:
-        import numpy as np
-
+        from c4.training.labels import read_labels_file
         from c4.training.solver_targets import dqn_quality
 
-        with np.load(cfg.heldout) as z:
-            held = {k: z[k] for k in ("current", "mask", "ply", "scores", "strong")}
+        held = read_labels_file(cfg.heldout)
         q = dqn_quality(dqn.q_values(result["model"], held), held)
         (out / "quality.json").write_text(json.dumps(q, indent=1))
         print(f"held-out ({cfg.heldout}, {q['positions']} solver-proven positions): "
@@ -279,11 +277,9 @@ def _pv_reference(weights: Path, labels: Path) -> None:
 def run_labels(args) -> int:
     import json
 
-    import numpy as np
-
     from c4.outputs import OutputError, prepare_dir
     from c4.training.labelrun import label_run, summary
-    from c4.training.labels import _canonical
+    from c4.training.labels import canonical_keys
     from servicekit.progress import Progress
 
     try:
@@ -293,8 +289,7 @@ def run_labels(args) -> int:
             raise ValueError("--node-budget at least 1000, --strong-budget between 1000 and --node-budget")
         exclude: set[int] = set()
         if args.exclude:
-            with np.load(args.exclude) as z:
-                exclude = {_canonical(int(c), int(m)) for c, m in zip(z["current"], z["mask"], strict=True)}
+            exclude = canonical_keys(args.exclude)
         out = prepare_dir(args.out)
     except (ValueError, OutputError, OSError, KeyError) as exc:
         return _fail(str(exc))
@@ -312,9 +307,7 @@ HELDOUT_FILE = "heldout-7x6.npz"
 def run_quality(args) -> int:
     import json
 
-    import numpy as np
-
-    from c4.training.labels import load_labels
+    from c4.training.labels import load_labels, read_labels_file
     from c4.training.quality import quality
     from engine_svc.learned.players import PV_FILE, model_path
     from engine_svc.learned.pvnet import PolicyValueNet
@@ -327,8 +320,7 @@ def run_quality(args) -> int:
         if labels.is_dir():
             data = load_labels(labels)
         elif labels.is_file():
-            with np.load(labels) as z:
-                data = {k: z[k] for k in ("current", "mask", "ply", "scores", "strong")}
+            data = read_labels_file(labels)
         else:
             raise FileNotFoundError(f"--labels {labels} does not exist")
     except (WeightsError, FileNotFoundError, KeyError, ValueError, OSError) as exc:

@@ -82,16 +82,14 @@ def distil(cfg, args, out: Path) -> int:
     from .report import write_outputs
 
     from .labelrun import load_run, summary
-    from .labels import _canonical, book_labels, load_labels, merge, summarize
+    from .labels import _canonical, book_labels, load_labels, merge, read_labels_file, summarize
 
     log = lambda s: print(s, file=sys.stderr)  # noqa: E731
     train_samples = positions(out, "labels-train", args.games, args.seed + 1) if args.games else []
     if args.max_positions:
         train_samples = train_samples[:args.max_positions]
     if args.heldout:  # a fixed held-out set (e.g. the shipped one): nets trained apart compare on it
-        with np.load(args.heldout) as z:
-            ho = {"data": {k: z[k] for k in ("current", "mask", "ply", "scores", "strong")},
-                  "stats": {"file": str(args.heldout)}}
+        ho: dict = {"data": read_labels_file(args.heldout), "stats": {"file": str(args.heldout)}}
     else:
         seen = {Position.from_moves(s.moves).canonical_key() for s in train_samples}
         held_samples = positions(out, "labels-heldout", args.heldout_games, args.seed + 1_000_001, exclude=seen)

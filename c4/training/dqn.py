@@ -241,15 +241,17 @@ def train(cfg: DqnConfig, out_dir: Path, progress=None, log=print) -> dict:
     step = episode = 0
     labels = heldout = None
     if cfg.solver_targets:
-        from .solver_targets import SolverTargets, heldout_keys, load_label_dirs
+        from .labels import canonical_keys
+        from .solver_targets import SolverTargets, load_label_dirs
 
-        skip = heldout_keys(Path(cfg.heldout)) if cfg.heldout else set()
+        skip = canonical_keys(cfg.heldout) if cfg.heldout else set()
         labels = SolverTargets(load_label_dirs(cfg.solver_targets, skip), cfg.target_scale, cfg.target_decay)
         log(f"solver targets: {labels.n} labelled positions from {', '.join(cfg.solver_targets)}"
             f" ({len(skip)} held-out positions left out)")
     if cfg.heldout:
-        with np.load(cfg.heldout) as z:
-            heldout = {k: z[k] for k in ("current", "mask", "ply", "scores", "strong")}
+        from .labels import read_labels_file
+
+        heldout = read_labels_file(cfg.heldout)
     ckpt = out_dir / "checkpoint.pt"
     if ckpt.exists():
         st = torch.load(ckpt, weights_only=False)

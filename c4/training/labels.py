@@ -104,12 +104,27 @@ def _chunks(out_dir: Path, count: int | None):
     return paths
 
 
+FIELDS = ("current", "mask", "ply", "scores", "strong")  # a labels set's arrays
+
+
 def load_labels(out_dir: Path, count: int | None = None) -> dict[str, np.ndarray]:
     """The chunks of ``out_dir`` (those of the first ``count`` positions) concatenated."""
     parts = [np.load(p) for p in _chunks(out_dir, count)]
     if not parts:
         raise FileNotFoundError(f"no labels-*.npz in {out_dir}")
-    return {k: np.concatenate([p[k] for p in parts]) for k in ("current", "mask", "ply", "scores", "strong")}
+    return {k: np.concatenate([p[k] for p in parts]) for k in FIELDS}
+
+
+def read_labels_file(path: Path | str) -> dict[str, np.ndarray]:
+    """One labels ``.npz`` (e.g. the shipped held-out set); KeyError when an array is missing."""
+    with np.load(path) as z:
+        return {k: z[k] for k in FIELDS}
+
+
+def canonical_keys(path: Path | str) -> set[int]:
+    """The canonical keys of a labels ``.npz``'s positions (a set never to train on)."""
+    with np.load(path) as z:
+        return {_canonical(int(c), int(m)) for c, m in zip(z["current"], z["mask"], strict=True)}
 
 
 def summarize(samples, out_dir: Path, count: int | None = None) -> dict:

@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from connect4 import STANDARD, Geometry
+from connect4.scores import end_ply
 from engine_svc.learned.encode import planes_many
 
 from .labels import FULL, _canonical
@@ -50,20 +52,14 @@ def load_label_dirs(folders: list[str], exclude: set[int] | frozenset[int] = fro
     return merge(*parts)
 
 
-def heldout_keys(path: Path) -> set[int]:
-    with np.load(path) as z:
-        return {_canonical(int(c), int(m)) for c, m in zip(z["current"], z["mask"], strict=True)}
-
-
-def plies_to_end(scores: np.ndarray, ply: np.ndarray) -> np.ndarray:
-    """Plies from the move (1: the move itself wins) to the decisive stone, from Pons' scores on 7x6
-    (a win with n stones of the winner scores 22 - n); 0 where the column draws or is full."""
-    s = scores.astype(np.int32)
-    n = 22 - np.abs(s)
-    first = (ply.astype(np.int32) % 2 == 0)[:, None]  # the side to move played first
-    win_ply = np.where((s > 0) == first, 2 * n - 1, 2 * n)  # the winner's n-th stone, 1-based ply
-    d = win_ply - ply.astype(np.int32)[:, None]
-    return np.where((s != 0) & (scores != FULL), np.maximum(d, 1), 0)
+def plies_to_end(scores: np.ndarray, ply: np.ndarray, g: Geometry = STANDARD) -> np.ndarray:
+    """Plies from the move (1: the move itself wins) to the decisive stone, from the columns' Pons
+    scores (``connect4.scores.end_ply``, looked up per ply and score); 0 where the column draws or is full."""
+    top = (g.cells + 1) // 2 + 1  # beyond every score
+    table = np.array([[max(end_ply(s, p, g) - p, 1) if s else 0 for s in range(-top, top + 1)]
+                      for p in range(g.cells + 1)], np.int32)
+    decided = (scores != 0) & (scores != FULL)
+    return np.where(decided, table[ply.astype(np.int64)[:, None], np.where(decided, scores, 0) + top], 0)
 
 
 def q_targets(scores: np.ndarray, strong: np.ndarray, target_scale: float = 0.0, ply: np.ndarray | None = None,
