@@ -63,6 +63,8 @@ def register(sub) -> None:
     v.add_argument("--epochs", type=int, default=12)
     v.add_argument("--batch", type=int, default=256)
     v.add_argument("--lr", type=float, default=2e-3)
+    v.add_argument("--lr-schedule", choices=("constant", "cosine"), default="constant",
+                   help="constant, or a half cosine from --lr to 0 over the run")
     v.add_argument("--channels", type=int, default=32)
     v.add_argument("--blocks", type=int, default=3)
     v.add_argument("--value-hidden", type=int, default=64)
@@ -197,7 +199,8 @@ def run_pv(args) -> int:
     from c4.outputs import OutputError
     from c4.training.pvtrain import PvConfig
 
-    cfg = PvConfig(epochs=args.epochs, batch=args.batch, lr=args.lr, channels=args.channels, blocks=args.blocks,
+    cfg = PvConfig(epochs=args.epochs, batch=args.batch, lr=args.lr, lr_schedule=args.lr_schedule,
+                   channels=args.channels, blocks=args.blocks,
                    value_hidden=args.value_hidden, eval_pairs=args.eval_pairs, seed=args.seed)
     try:
         cfg.check()

@@ -3,16 +3,18 @@
 Loss: cross-entropy of the policy against the uniform share over the columns
 that keep the best exact score, plus the squared error of the value against
 the sign of that score. Every batch is mirrored at random (a board and its
-mirror image have mirrored labels). Adam; the epoch of the lowest held-out loss is the one exported (early
-stopping); one checkpoint an epoch
-(``checkpoint.pt``: model, optimiser, epoch, generator state, history), so a
-stopped run resumes at the next epoch and gives the same weights as an
-unbroken one.
+mirror image have mirrored labels). Adam, at a constant rate or (``--lr-schedule
+cosine``) one that falls by a half cosine from ``--lr`` to 0 over all the
+run's steps; the epoch of the lowest held-out loss is the one exported (early
+stopping); one checkpoint an epoch (``checkpoint.pt``: model, optimiser,
+epoch, generator state, history), so a stopped run resumes at the next epoch
+and gives the same weights as an unbroken one.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -26,6 +28,7 @@ class PvConfig:
     epochs: int = 12
     batch: int = 256
     lr: float = 2e-3
+    lr_schedule: str = "constant"  # or "cosine": lr * (1 + cos(pi * step / all steps)) / 2
     weight_decay: float = 1e-4
     channels: int = 32
     blocks: int = 3
@@ -40,6 +43,8 @@ class PvConfig:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
         if not 0 < self.lr < 1:
             raise ValueError(f"--lr must be in (0, 1), got {self.lr}")
+        if self.lr_schedule not in ("constant", "cosine"):
+            raise ValueError(f"--lr-schedule must be constant or cosine, got {self.lr_schedule!r}")
         if not 0 <= self.weight_decay < 1:
             raise ValueError(f"--weight-decay must be in [0, 1), got {self.weight_decay}")
         if self.eval_pairs < 0:
@@ -73,6 +78,13 @@ def train_step(model, opt, x, p, v) -> float:
     return loss.item()
 
 
+def rate_at(cfg: PvConfig, step: int, all_steps: int) -> float:
+    """The learning rate of one step of the run (derived from the step, so a resumed run keeps the schedule)."""
+    if cfg.lr_schedule == "constant":
+        return cfg.lr
+    return cfg.lr * 0.5 * (1.0 + math.cos(math.pi * step / all_steps))
+
+
 def train(cfg: PvConfig, train_data: dict, val_data: dict, out_dir: Path, progress=None, log=print) -> dict:
     import torch
 
@@ -90,7 +102,8 @@ def train(cfg: PvConfig, train_data: dict, val_data: dict, out_dir: Path, progre
     best = None
     if ckpt.exists():
         state = torch.load(ckpt, weights_only=False)
-        if {**state["config"], "epochs": 0} != {**asdict(cfg), "epochs": 0}:  # more epochs may follow
+        free = {"epochs": 0} if cfg.lr_schedule == "constant" else {}  # more epochs may follow a constant rate
+        if {"lr_schedule": "constant", **state["config"], **free} != {**asdict(cfg), **free}:
             raise ValueError(f"{ckpt} was made with other settings; use another --out or the same settings")
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
@@ -109,6 +122,8 @@ def train(cfg: PvConfig, train_data: dict, val_data: dict, out_dir: Path, progre
         total = 0.0
         for s in range(steps):
             idx = order[s * cfg.batch:(s + 1) * cfg.batch]
+            for group in opt.param_groups:
+                group["lr"] = rate_at(cfg, epoch * steps + s, cfg.epochs * steps)
             bx, bp = x[idx], p[idx]
             if flips[s]:  # the mirror image: columns reversed
                 bx, bp = bx.flip(3), bp.flip(1)

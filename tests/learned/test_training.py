@@ -174,3 +174,15 @@ def test_pv_trains_on_label_blocks_against_a_fixed_heldout_set(tmp_path):
     report = json.loads((out / "history.json").read_text())
     assert report["labels_extra"][str(labels)]["blocks"] == 1 and report["training_positions"] > 0
     assert PolicyValueNet.load(out / "pv-7x6.npz") is not None
+
+
+def test_the_cosine_schedule_falls_from_the_rate_to_zero_and_a_constant_one_stays():
+    from c4.training.pvtrain import PvConfig, rate_at
+
+    cos = PvConfig(lr=1e-2, lr_schedule="cosine")
+    rates = [rate_at(cos, s, 100) for s in range(101)]
+    assert rates[0] == 1e-2 and rates[50] == pytest.approx(5e-3) and rates[100] == pytest.approx(0, abs=1e-12)
+    assert all(a > b for a, b in zip(rates, rates[1:], strict=False))
+    assert {rate_at(PvConfig(lr=1e-2), s, 100) for s in range(101)} == {1e-2}
+    with pytest.raises(ValueError, match="--lr-schedule must be constant or cosine"):
+        PvConfig(lr_schedule="step").check()

@@ -81,6 +81,24 @@ def test_a_resignation_keeps_the_layout_still(page, stack):
     assert sum(s["value"] for s in shifts) == 0, shifts
 
 
+def test_an_opponent_list_that_arrives_late_moves_nothing(page, stack):
+    # the list comes from the engine service and may arrive after the first paint (so it did in CI once)
+    held = []
+    page.route("**/api/v1/opponents", lambda route: held.append(route))
+    seat_position(stack, page.context, PONS, opponent="engine:500", think_ms=500, you="yellow")
+    page.goto("/")
+    settled(page)
+    assert page.evaluate("document.querySelectorAll('#opponent option').length") <= 2  # the page's default, the game's
+    watch_layout_shifts(page)
+    assert len(held) == 1
+    held[0].continue_()
+    page.wait_for_function("document.querySelectorAll('#opponent option').length > 5")
+    page.wait_for_function("document.querySelector('#opponent').value === 'engine:500'")
+    page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    shifts = layout_shifts(page)
+    assert sum(s["value"] for s in shifts) == 0, shifts
+
+
 def test_dark_mode_and_about_box_are_accessible(browser, stack):
     ctx = browser.new_context(viewport=DESKTOP, base_url=stack.url, color_scheme="dark")
     ctx.set_default_timeout(20000)
