@@ -81,6 +81,9 @@ def register(sub) -> None:
     lb.add_argument("--strong-budget", type=int, default=300_000, help="solver nodes for a strong label, tried first")
     lb.add_argument("--exclude", default=None,
                     help="a labels .npz (e.g. books/models/heldout-7x6.npz) whose positions are never labelled")
+    lb.add_argument("--pool", default=None,
+                    help="players the games draw from, comma-separated (default: the ladder's; with net or az:N "
+                         "the positions the learned players reach, a DAgger pass)")
     lb.add_argument("--seed", type=int, default=0)
     lb.set_defaults(run=run_labels)
 
@@ -281,7 +284,7 @@ def run_labels(args) -> int:
     import json
 
     from c4.outputs import OutputError, prepare_dir
-    from c4.training.labelrun import label_run, summary
+    from c4.training.labelrun import check_pool, label_run, summary
     from c4.training.labels import canonical_keys
     from servicekit.progress import Progress
 
@@ -290,18 +293,40 @@ def run_labels(args) -> int:
             raise ValueError("--blocks and --games-per-block must be at least 1")
         if args.node_budget < 1000 or not 1000 <= args.strong_budget <= args.node_budget:
             raise ValueError("--node-budget at least 1000, --strong-budget between 1000 and --node-budget")
+        pool = _player_pool(args.pool)
         exclude: set[int] = set()
         if args.exclude:
             exclude = canonical_keys(args.exclude)
         out = prepare_dir(args.out)
+        check_pool(Path(out), pool)
     except (ValueError, OutputError, OSError, KeyError) as exc:
         return _fail(str(exc))
     bar = Progress("blocks labelled", args.blocks)
     label_run(Path(out), args.blocks, args.seed, args.node_budget, args.strong_budget, args.games_per_block,
-              exclude, progress=lambda i: bar.advance(n=i - bar.done), log=lambda s: print(s, file=sys.stderr))
+              exclude, progress=lambda i: bar.advance(n=i - bar.done), log=lambda s: print(s, file=sys.stderr),
+              pool=pool)
     bar.finish()
     print(json.dumps(summary(Path(out))))
     return 0
+
+
+def _player_pool(text: str | None) -> tuple[str, ...]:
+    """The --pool players, each made once here so a bad name or a broken weights file fails before any work."""
+    from connect4 import STANDARD
+    from c4.training.games import POOL
+    from engine_svc.players import make_player
+
+    if text is None:
+        return POOL
+    names = tuple(n.strip() for n in text.split(","))
+    if not all(names):
+        raise ValueError(f"--pool {text!r}: an empty player name")
+    for name in names:
+        try:
+            make_player(name, STANDARD, seed=0)
+        except ValueError as exc:  # InvalidSpec, or WeightsError for a learned player's broken file
+            raise ValueError(f"--pool: {name!r} is not a player here ({exc})") from exc
+    return names
 
 
 HELDOUT_FILE = "heldout-7x6.npz"

@@ -16,6 +16,12 @@ one within ``node_budget``; else it is left out and counted by ply.
 the keys of every position of the block (labelled or not), the plies of those
 left out, the label source of each label and the CPU seconds spent playing
 and labelling, so ``summary`` gives labels per CPU-second of any run.
+
+``pool`` names the players the games draw from (``games.POOL`` by default).
+A pool with the learned players (``net``, ``az:N``) labels the positions a
+net itself reaches against its opponents (a DAgger pass: the states of the
+learner's own games, labelled by the exact teacher). Each block records its
+pool, and a run folder keeps one pool: a rerun with another is refused.
 """
 
 from __future__ import annotations
@@ -44,17 +50,36 @@ def _seen_so_far(out_dir: Path, blocks: int) -> set[int]:
     return seen
 
 
+class PoolMismatch(ValueError):
+    """The run folder's blocks were played with another pool of players."""
+
+
+def check_pool(out_dir: Path, pool: tuple[str, ...]) -> None:
+    """Refuse to add blocks of another pool to a run folder (blocks without a pool are ``games.POOL``'s)."""
+    from .games import POOL
+
+    first = block_path(out_dir, 0)
+    if not first.exists():
+        return
+    with np.load(first) as z:
+        had = tuple(str(z["pool"]).split(",")) if "pool" in z.files else POOL
+    if had != tuple(pool):
+        raise PoolMismatch(f"{out_dir} holds blocks of the pool {','.join(had)}; use another --out or that pool")
+
+
 def label_run(out_dir: Path, blocks: int, seed: int, node_budget: int, strong_budget: int,
               games_per_block: int = 25, exclude: frozenset[int] | set[int] = frozenset(),
-              progress=None, log=None) -> None:
+              progress=None, log=None, pool: tuple[str, ...] | None = None) -> None:
     """Blocks ``0..blocks-1`` into ``out_dir``; blocks already there are kept as they are."""
     from connect4.book import AnalysisBook
     from solver_svc.solver import Solver
 
     from books import BOOK_DIR
 
-    from .games import ladder_positions
+    from .games import POOL, ladder_positions
 
+    pool = tuple(pool or POOL)
+    check_pool(out_dir, pool)
     out_dir.mkdir(parents=True, exist_ok=True)
     done = 0
     while done < blocks and block_path(out_dir, done).exists():
@@ -66,7 +91,7 @@ def label_run(out_dir: Path, blocks: int, seed: int, node_budget: int, strong_bu
         progress(done)
     for index in range(done, blocks):
         t0 = time.process_time()
-        samples = ladder_positions(games_per_block, seed * 1_000_003 + index)
+        samples = ladder_positions(games_per_block, seed * 1_000_003 + index, pool=pool)
         positions = []
         for s in samples:
             pos = Position.from_moves(s.moves)
@@ -97,7 +122,7 @@ def label_run(out_dir: Path, blocks: int, seed: int, node_budget: int, strong_bu
                  ply=np.array(ply, np.int8), scores=np.array(scores, np.int8).reshape(-1, 7),
                  strong=src != WEAK, source=src, keys=np.array([p.canonical_key() for p in positions], np.uint64),
                  unproved_ply=np.array(sorted(unproved), np.int8), cpu_play_s=t1 - t0, cpu_label_s=t2 - t1,
-                 node_budget=node_budget, strong_budget=strong_budget)
+                 node_budget=node_budget, strong_budget=strong_budget, pool=",".join(pool))
         tmp.replace(block_path(out_dir, index))  # a block appears whole or not at all
         if log:
             log(f"block {index}: {len(positions)} positions, {len(cur)} labelled, {stats.unproved} unproved, "

@@ -118,3 +118,28 @@ def test_bad_settings_are_refused_before_any_work(tmp_path, capsys, argv, needle
     assert main(["train", "labels", "--out", str(out), *argv]) == 2
     assert needle in capsys.readouterr().err
     assert not list(tmp_path.rglob("block-*.npz"))
+
+
+def test_a_pool_with_the_net_labels_the_positions_of_its_own_games(tmp_path):
+    pool = ("net", "greedy")
+    label_run(tmp_path, 1, seed=2, games_per_block=2, pool=pool, **BUDGETS)
+    with np.load(block_path(tmp_path, 0)) as z:
+        assert str(z["pool"]) == "net,greedy"
+        stored = set(z["keys"].tolist())
+    replayed = {Position.from_moves(s.moves).canonical_key() for s in ladder_positions(2, 2 * 1_000_003, pool=pool)}
+    ladder = {Position.from_moves(s.moves).canonical_key() for s in ladder_positions(2, 2 * 1_000_003)}
+    assert stored == replayed and stored != ladder
+    with pytest.raises(ValueError, match="holds blocks of the pool net,greedy"):
+        label_run(tmp_path, 2, seed=2, games_per_block=2, **BUDGETS)
+    assert not block_path(tmp_path, 1).exists()
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--pool", "net,bogus"], "'bogus' is not a player here"),
+    (["--pool", "net,,greedy"], "an empty player name"),
+])
+def test_a_bad_pool_is_refused_before_any_work(tmp_path, capsys, argv, needle):
+    out = tmp_path / "run"
+    assert main(["train", "labels", "--out", str(out), *argv]) == 2
+    assert needle in capsys.readouterr().err
+    assert not list(tmp_path.rglob("block-*.npz"))
