@@ -41,6 +41,9 @@ def _channel(addr: str, service: str, attempts: int) -> grpc.aio.Channel:
         # spread calls over every address the target resolves to
         # (dns:///engine:50051 gives one per replica under docker compose --scale)
         "loadBalancingConfig": [{"round_robin": {}}],
+        # gRPC's client-side health checking: a replica still warming up (or
+        # stopping) reports NOT_SERVING on grpc.health.v1 and gets no calls
+        "healthCheckConfig": {"serviceName": service},
         "methodConfig": [{
             "name": [{"service": service}],
             "retryPolicy": {
@@ -303,6 +306,7 @@ class Services:
                 resp = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.5)
                 serving = resp.status == health_pb2.HealthCheckResponse.SERVING
                 out[name] = "ok" if serving else f"down: {health_pb2.HealthCheckResponse.ServingStatus.Name(resp.status)}"
-            except grpc.aio.AioRpcError as exc:
-                out[name] = f"down: {exc.code().name}"
+            except grpc.aio.AioRpcError as exc:  # the channel's health checking skips every NOT_SERVING replica
+                unhealthy = "backend unhealthy" in (exc.details() or "")
+                out[name] = "down: NOT_SERVING (no replica serving)" if unhealthy else f"down: {exc.code().name}"
         return out
