@@ -33,7 +33,9 @@ def two_replicas():
         port = free_port()
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
         servicer = CountingHealth()
-        servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+        # as servicekit's servers do: every service name SERVING (the gateway's channels check it)
+        for name in ("", "connect4.v1.EngineService", "connect4.v1.SolverService"):
+            servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
         health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
         server.add_insecure_port(f"127.0.0.1:{port}")
         server.start()
