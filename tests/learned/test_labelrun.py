@@ -112,6 +112,8 @@ def test_excluded_positions_are_never_labelled(run, tmp_path):
     (["--blocks", "0"], "--blocks"),
     (["--node-budget", "5000", "--strong-budget", "9000"], "--strong-budget"),
     (["--exclude", "/nonexistent/held.npz"], "held.npz"),
+    (["--pool", "net,bogus"], "'bogus' is not a player here"),
+    (["--pool", "net,,greedy"], "an empty player name"),
 ])
 def test_bad_settings_are_refused_before_any_work(tmp_path, capsys, argv, needle):
     out = tmp_path / "run"
@@ -133,13 +135,3 @@ def test_a_pool_with_the_net_labels_the_positions_of_its_own_games(tmp_path):
         label_run(tmp_path, 2, seed=2, games_per_block=2, **BUDGETS)
     assert not block_path(tmp_path, 1).exists()
 
-
-@pytest.mark.parametrize("argv, needle", [
-    (["--pool", "net,bogus"], "'bogus' is not a player here"),
-    (["--pool", "net,,greedy"], "an empty player name"),
-])
-def test_a_bad_pool_is_refused_before_any_work(tmp_path, capsys, argv, needle):
-    out = tmp_path / "run"
-    assert main(["train", "labels", "--out", str(out), *argv]) == 2
-    assert needle in capsys.readouterr().err
-    assert not list(tmp_path.rglob("block-*.npz"))
