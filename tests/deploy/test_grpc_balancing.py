@@ -7,38 +7,18 @@ lists both addresses, the gateway's own channel, and who answered."""
 from __future__ import annotations
 
 import asyncio
-from concurrent import futures
 
-import grpc
 import pytest
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from c4.stack.plan import free_port
-
-
-class CountingHealth(health.HealthServicer):
-    def __init__(self):
-        super().__init__()
-        self.calls = 0
-
-    def Check(self, request, context):
-        self.calls += 1
-        return super().Check(request, context)
+from tests.deploy.health_replica import serve_health
 
 
 @pytest.fixture
 def two_replicas():
     servers = []
     for _ in range(2):
-        port = free_port()
-        server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-        servicer = CountingHealth()
-        # as servicekit's servers do: every service name SERVING (the gateway's channels check it)
-        for name in ("", "connect4.v1.EngineService", "connect4.v1.SolverService"):
-            servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-        health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
-        server.add_insecure_port(f"127.0.0.1:{port}")
-        server.start()
+        server, servicer, port = serve_health("127.0.0.1:0")
         servers.append((server, servicer, port))
     yield servers
     for server, _, _ in servers:

@@ -19,14 +19,12 @@ import subprocess
 import sys
 import textwrap
 import time
-from concurrent import futures
 from pathlib import Path
 
-import grpc
 import pytest
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from c4.stack.plan import free_port
+from tests.deploy.health_replica import serve_health
 
 REPO = Path(__file__).resolve().parents[2]
 NAME = "engines.c4test"
@@ -76,23 +74,8 @@ CLIENT = textwrap.dedent("""
 """).replace("{NAME}", NAME)
 
 
-class CountingHealth(health.HealthServicer):
-    def __init__(self):
-        super().__init__()
-        self.calls = 0
-        self.set("", health_pb2.HealthCheckResponse.SERVING)
-
-    def Check(self, request, context):
-        self.calls += 1
-        return super().Check(request, context)
-
-
 def serve(host: str, port: int):
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    servicer = CountingHealth()
-    health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
-    assert server.add_insecure_port(f"{host}:{port}") == port
-    server.start()
+    server, servicer, _ = serve_health(f"{host}:{port}")
     return server, servicer
 
 

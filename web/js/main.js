@@ -471,7 +471,11 @@ function handleError(err, what = "") {
 // ---- actions ----------------------------------------------------------------------------------
 function refuse(msg) { showAlert(msg, "error", 4000); }
 
-async function play(col, retried = false) {
+// A move that meets a change keeping the position (the other person joined or
+// switched a hint, this page's own H) is sent again on the newer game, this often
+const MOVE_SENDS = 4;
+
+async function play(col, sent = 1) {
   const st = app.st;
   if (!st) return;
   if (app.viewPly !== null) return refuse("You are looking at an earlier position: press End to go back to the game.");
@@ -490,8 +494,8 @@ async function play(col, retried = false) {
     applyState(stateOf(reply));
   } catch (err) {
     app.pending = null;
-    if (err.code === "conflict" && !retried) {
-      if (await samePositionNewer(st, err)) return play(col, true);
+    if (err.code === "conflict" && sent < MOVE_SENDS) {
+      if (await samePositionNewer(st, err)) return play(col, sent + 1);
       render(false);
       return conflictNote(); // the newer game is shown already: no second load
     }
