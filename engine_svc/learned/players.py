@@ -110,12 +110,14 @@ class AzPlayer(Player):
         with stop_on(cancel, stop):
             root, done = puct.search(pos.current, pos.mask, pos.ply, self.simulations, self.evaluate,
                                      batch=self.batch, stop=stop)
-        if done < self.simulations:
+        if done < self.simulations and root.proven is None:  # a proven root ends the search early
             raise Stopped(f"{self.spec} stopped after {done} of {self.simulations} simulations", done)
         col = puct.best_column(root)
         total = sum(root.n) or 1
         shares = [n / total for n in root.n]
         q = root.w[col] / root.n[col] if root.n[col] else 0.0
+        if root.proven is not None:
+            q = root.proven  # exact
         return SearchResult(column=col, nodes=done, message=_shares(shares, q))
 
 

@@ -22,8 +22,19 @@ a leaf reached twice in one batch counts twice), and only exact results (wins, l
 tree) move Q: a move that wins at once is found, a move that lets the
 opponent win at once is avoided once it is seen (tests/learned/test_puct.py).
 
-The answer is the most visited root column (centre first on ties), with
-the root's visit share per column and its mean value.
+Proofs (MCTS-solver): a node whose side to move has a column reaching a
+proven loss for the opponent (a finished game won by that column, or a node
+proven so) is a proven win; one whose every column reaches a proven win for
+the opponent is a proven loss; one whose every column is proven and none
+wins is a proven draw. Proofs are made as exact results are backed up, from
+the leaf towards the root. A walk stops at a proven node as at a finished
+game and backs up its exact value; selection takes a column proven to win
+and passes over columns proven to lose. The search ends as soon as the root
+is proven, with fewer simulations than asked.
+
+The answer is a root column proven to win if there is one (centre first),
+else the most visited column not proven to lose (centre first on ties),
+with the root's visit share per column and its mean value.
 """
 
 from __future__ import annotations
@@ -55,11 +66,12 @@ def won(b: int) -> bool:
 
 
 class Node:
-    __slots__ = ("current", "mask", "ply", "terminal", "prior", "n", "w", "children", "legal")
+    __slots__ = ("current", "mask", "ply", "terminal", "proven", "prior", "n", "w", "children", "legal")
 
     def __init__(self, current: int, mask: int, ply: int, terminal: float | None):
         self.current, self.mask, self.ply = current, mask, ply
         self.terminal = terminal  # exact value for the side to move, or None while the game goes on
+        self.proven = terminal  # exact value for the side to move once known: a finished game or a proof
         self.prior: list[float] | None = None
         self.n = [0] * WIDTH
         self.w = [0.0] * WIDTH
@@ -83,6 +95,12 @@ class Node:
         total = math.sqrt(1 + sum(self.n))
         best, best_col = -1e9, self.legal[0]
         for a in self.legal:  # centre first, so the first of equal scores is the most central
+            child = self.children[a]
+            if child is not None and child.proven is not None:
+                if child.proven < 0:
+                    return a  # the opponent is proven lost there
+                if child.proven > 0:
+                    continue  # proven lost for us; an unproven node always has another column
             n = self.n[a]
             u = (self.w[a] / n if n else 0.0) + c_puct * prior[a] * total / (1 + n)
             if u > best:
@@ -98,7 +116,7 @@ def search(current: int, mask: int, ply: int, simulations: int, evaluate: Evalua
     pri, _ = evaluate([(current, mask)])
     root.prior = pri[0].tolist()
     done = 0
-    while done < simulations:
+    while done < simulations and root.proven is None:
         if stop is not None and stop[0]:
             break
         leaves: dict[int, tuple[Node, list]] = {}  # a leaf reached twice in a batch is evaluated once
@@ -110,11 +128,14 @@ def search(current: int, mask: int, ply: int, simulations: int, evaluate: Evalua
                 node.n[a] += 1  # virtual loss: a visit valued -1 until the real value comes
                 node.w[a] -= 1.0
                 node = node.child(a)
-                if node.terminal is not None or node.prior is None:
+                if node.proven is not None or node.prior is None:
                     break
-            if node.terminal is not None:
-                _backup(path, node.terminal)
+            if node.proven is not None:
+                _backup(path, node.proven)
+                _prove(path)
                 done += 1
+                if root.proven is not None:
+                    break
             else:
                 leaves.setdefault(id(node), (node, []))[1].append(path)
         if leaves:
@@ -135,8 +156,30 @@ def _backup(path, value: float) -> None:
         node.w[a] += 1.0 + value
 
 
+def _prove(path) -> None:
+    """After an exact value reached the end of ``path``: prove what it decides, leaf to root."""
+    for node, _ in reversed(path):
+        outcomes = [_outcome(node, a) for a in node.legal]
+        if 1.0 in outcomes:
+            node.proven = 1.0  # a column wins
+        elif None in outcomes:
+            return  # undecided here, so above too
+        else:
+            node.proven = max(o for o in outcomes if o is not None)  # every column proven
+
+
+def _outcome(root: Node, a: int) -> float | None:
+    child = root.children[a]
+    return None if child is None or child.proven is None else -child.proven
+
+
 def best_column(root: Node) -> int:
-    return max(root.legal, key=lambda a: root.n[a])  # centre first among equal counts
+    """A column proven to win, else the most visited not proven to lose (centre first on ties)."""
+    wins = [a for a in root.legal if _outcome(root, a) == 1.0]
+    if wins:
+        return wins[0]
+    safe = [a for a in root.legal if _outcome(root, a) != -1.0] or root.legal
+    return max(safe, key=lambda a: root.n[a])
 
 
 def uniform_evaluator(positions):
