@@ -22,7 +22,7 @@ import numpy as np
 
 from engine_svc.learned import puct
 from engine_svc.learned.encode import planes_many
-from engine_svc.learned.pvnet import PolicyValueNet
+from engine_svc.learned.runtime import PvNet, chosen_runtime, make_pv
 
 
 @dataclass
@@ -46,7 +46,7 @@ class SelfPlayConfig:
             raise ValueError("--sample-plies >= 0, --lr in (0, 1) and --gate-score in [0, 1) please")
 
 
-def self_play(net: PolicyValueNet, games: int, sims: int, sample_plies: int, seed: int):
+def self_play(net: PvNet, games: int, sims: int, sample_plies: int, seed: int):
     """(current, mask, visit shares, value target) arrays of ``games`` self-play games."""
     rng = np.random.default_rng(seed)
     evaluate = puct.net_evaluator(net)
@@ -75,7 +75,7 @@ def self_play(net: PolicyValueNet, games: int, sims: int, sample_plies: int, see
             np.array(z_l, np.float32))
 
 
-def gate(candidate: PolicyValueNet, current: PolicyValueNet, pairs: int, sims: int, seed: int) -> dict:
+def gate(candidate: PvNet, current: PvNet, pairs: int, sims: int, seed: int) -> dict:
     """The candidate's score against the current net: paired random 4-ply openings, both seats."""
     from connect4 import Position
     from connect4.openings import random_openings
@@ -151,14 +151,14 @@ def iterate(cfg: SelfPlayConfig, start_weights: Path, labels: dict, out: Path, l
     for gen in range(len(history) + 1, cfg.generations + 1):
         rng = np.random.default_rng(cfg.seed * 1000 + gen)
         meta, arrays = read_weights(current_path, "pv")
-        current = PolicyValueNet(meta, arrays)
+        current = make_pv(meta, arrays, chosen_runtime())
         sp = self_play(current, cfg.games, cfg.sims, cfg.sample_plies, cfg.seed * 1000 + gen)
         model = build(meta["channels"], meta["blocks"], meta["value_hidden"])
         model.load_state_dict({_torch_name(k): torch.from_numpy(v) for k, v in arrays.items()})
         loss = fine_tune(model, cfg, sp, labels, rng)
         cand_path = out / f"gen{gen}.npz"
         write_weights(cand_path, "pv", {**meta, "generation": gen}, export_arrays(model))
-        candidate = PolicyValueNet.load(cand_path)
+        candidate = make_pv(*read_weights(cand_path, "pv"), chosen_runtime())
         g = gate(candidate, current, cfg.gate_pairs, cfg.gate_sims, cfg.seed * 1000 + gen)
         kept = g["score"] > cfg.gate_score
         if kept:

@@ -1,15 +1,17 @@
 """Which learned models load here: checked once per weights file (and again
-when the file changes), a bad file logged once as a warning."""
+when the file or ``C4_NET_RUNTIME`` changes), a bad file or runtime logged
+once as a warning."""
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 
 from .weights import WeightsError
 
 log = logging.getLogger(__name__)
-_seen: dict[tuple[str, float], bool] = {}
+_seen: dict[tuple[str, float, str], bool] = {}
 _lock = threading.Lock()
 
 
@@ -23,13 +25,14 @@ def available(kind: str) -> bool:
         mtime = path.stat().st_mtime
     except OSError:
         mtime = -1.0
-    key = (str(path), mtime)
+    key = (str(path), mtime, os.environ.get("C4_NET_RUNTIME", ""))  # the runtime's choice can fail too
     with _lock:
         if key in _seen:
             return _seen[key]
     try:
-        _cached(name, kind)
+        model = _cached(name, kind)
         ok = True
+        log.info("learned players ready", extra={"model": kind, "runtime": getattr(model, "runtime", "numpy")})
     except WeightsError as exc:
         log.warning("learned players left out", extra={"model": kind, "reason": str(exc)})
         ok = False

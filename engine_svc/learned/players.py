@@ -25,9 +25,10 @@ from ..search import SearchResult
 from ..stopping import Stopped, stop_on
 from . import puct
 from .encode import legal_mask, planes
-from .pvnet import PolicyValueNet, masked_softmax
+from .pvnet import masked_softmax
 from .qnet import QNet
-from .weights import MODEL_DIR
+from .runtime import PvNet, chosen_runtime, make_pv
+from .weights import MODEL_DIR, read_weights
 
 PV_FILE = "pv-7x6.npz"
 DQN_FILE = "dqn-7x6.npz"
@@ -39,8 +40,10 @@ def model_path(name: str) -> Path:
 
 
 @lru_cache(maxsize=8)
-def _load(path: str, mtime: float, kind: str):
-    return PolicyValueNet.load(path) if kind == "pv" else QNet.load(path)
+def _load(path: str, mtime: float, kind: str, runtime: str):
+    if kind == "dqn":
+        return QNet.load(path)
+    return make_pv(*read_weights(path, "pv"), runtime)
 
 
 def _cached(name: str, kind: str):
@@ -49,11 +52,13 @@ def _cached(name: str, kind: str):
         mtime = path.stat().st_mtime
     except OSError:
         mtime = -1.0
+    runtime = chosen_runtime() if kind == "pv" else "numpy"
     with _lock:
-        return _load(str(path), mtime, kind)
+        return _load(str(path), mtime, kind, runtime)
 
 
-def load_pv() -> PolicyValueNet:
+def load_pv() -> PvNet:
+    """The shipped pv net in the chosen runtime (:mod:`.runtime`)."""
     return _cached(PV_FILE, "pv")
 
 

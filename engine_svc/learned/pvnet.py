@@ -55,6 +55,8 @@ def _conv1(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
 class PolicyValueNet:
     """``forward(planes)`` -> (policy logits (n, 7), value (n,) in [-1, 1])."""
 
+    runtime = "numpy"
+
     def __init__(self, meta: dict, arrays: dict[str, np.ndarray]):
         self.meta = meta
         self.a = arrays

@@ -1,12 +1,13 @@
-"""The shipped weights run in the numpy runtime exactly as the trainer ran
-them at export (the reference outputs stored beside them then)."""
+"""The shipped weights run in both runtimes (ONNX Runtime, numpy) exactly as
+the trainer ran them at export (the reference outputs stored beside them then)."""
 
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from engine_svc.learned.encode import planes_many
-from engine_svc.learned.pvnet import PolicyValueNet
+from engine_svc.learned.runtime import RUNTIMES, make_pv
 from engine_svc.learned.qnet import QNet
 from engine_svc.learned.weights import MODEL_DIR
 
@@ -19,11 +20,16 @@ def _reference(weights: Path):
     return np.load(ref)
 
 
-def test_pv_weights_match_their_reference_outputs():
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_pv_weights_match_their_reference_outputs(runtime):
+    from engine_svc.learned.weights import read_weights
+
     path = MODEL_DIR / "pv-7x6.npz"
     assert 0 < path.stat().st_size <= MAX_BYTES
     ref = _reference(path)
-    logits, value = PolicyValueNet.load(path).forward(planes_many(ref["current"], ref["mask"]))
+    net = make_pv(*read_weights(path, "pv"), runtime)
+    assert net.runtime == runtime
+    logits, value = net.forward(planes_many(ref["current"], ref["mask"]))
     assert len(ref["current"]) >= 32
     assert np.allclose(logits, ref["logits"], atol=1e-4) and np.allclose(value, ref["value"], atol=1e-4)
 
