@@ -82,8 +82,15 @@ def run(args) -> int:
     except InvalidSpec as exc:  # a player made for the board refuses it (e.g. a learned one past 7x6)
         print(f"c4 match: {exc}", file=sys.stderr)
         return 2
+    from arena.stats import wilson
+
     summary = result.summary()
     summary["seconds"] = round(time.perf_counter() - start, 1)
+    games = summary["games"]
+    score = summary["wins_a"] + summary["draws"] / 2  # a draw counts half a win
+    summary.update(win_rate_a_95=[round(v, 4) for v in wilson(summary["wins_a"], games).as_list()],
+                   score_a=round(score / games, 4) if games else None,
+                   score_a_95=[round(v, 4) for v in wilson(score, games).as_list()])
     summary.update(opening_plies=args.opening_plies, seed=args.seed, size=geometry.name,
                    book_entries=len(books) if books is not None else 0)
     if args.json:
@@ -91,5 +98,7 @@ def run(args) -> int:
     else:
         print(f"{args.a} vs {args.b}: {summary['wins_a']} wins, {summary['wins_b']} losses, "
               f"{summary['draws']} draws in {summary['games']} games "
-              f"({100 * summary['win_rate_a']:.1f}% wins for {args.a}); {summary['seconds']}s")
+              f"({100 * summary['win_rate_a']:.1f}% wins for {args.a}, 95% Wilson "
+              f"{100 * summary['win_rate_a_95'][0]:.1f}-{100 * summary['win_rate_a_95'][1]:.1f}); "
+              f"{summary['seconds']}s")
     return 0

@@ -14,6 +14,17 @@ def test_c4_match_json(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["games"] == 4 and out["wins_a"] + out["wins_b"] + out["draws"] == 4
     assert out["a"] == "minimax:2" and out["opening_plies"] == 2
+    from arena.stats import wilson
+
+    low, high = wilson(out["wins_a"], 4).as_list()
+    assert out["win_rate_a_95"] == [round(low, 4), round(high, 4)] and low <= out["win_rate_a"] <= high
+    assert out["score_a"] == (out["wins_a"] + out["draws"] / 2) / 4
+
+
+def test_c4_match_text_gives_the_wilson_interval(capsys):
+    assert main(["match", "greedy", "random", "--games", "2", "--opening-plies", "0", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "greedy vs random: 2 wins, 0 losses, 0 draws in 2 games (100.0% wins for greedy, 95% Wilson 34.2-100.0)" in out
 
 
 def test_c4_match_rejects_a_bad_spec(capsys):
