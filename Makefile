@@ -23,7 +23,9 @@ run: $(STAMP)
 system: $(STAMP)
 	bash deploy/setup-system.sh $(VENV)
 
+# the training tests need PyTorch: the train extra (torch==2.13.0, CPU, from this machine's local files)
 test: system
+	$(BIN)/pip install --quiet -c $(CONSTRAINTS) -e ".[train]"
 	$(BIN)/python tools/gen_proto.py --check
 	$(BIN)/python -m pytest -m "not full"
 

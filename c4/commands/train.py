@@ -96,8 +96,11 @@ def register(sub) -> None:
 
     sp = kinds.add_parser("selfplay", help="self-play PUCT generations from a pv net, each kept only if it wins")
     sp.add_argument("--start", default="books/models/pv-7x6.npz", help="the net to start from")
-    sp.add_argument("--labels", default="artifacts/train/pv/labels-train",
-                    help="exact labels mixed into each generation's training (c4 train pv's folder)")
+    sp.add_argument("--labels", default="books/labels/7x6/labels-s12,books/labels/7x6/labels-s13",
+                    help="exact labels mixed into each generation's training: comma-separated folders of "
+                         "c4 train labels or c4 train pv (default: the shipped s12 and s13 runs)")
+    sp.add_argument("--heldout", default="books/models/heldout-7x6.npz",
+                    help="labels never trained on (default: the shipped held-out set)")
     sp.add_argument("--out", default="artifacts/train/selfplay")
     sp.add_argument("--generations", type=int, default=2)
     sp.add_argument("--games", type=int, default=40, help="self-play games a generation")
@@ -234,8 +237,17 @@ def run_selfplay(args) -> int:
     try:
         cfg.check()
         read_weights(args.start, "pv")
-        if not any(Path(args.labels).glob("labels-*.npz")):
-            raise ValueError(f"--labels {args.labels}: no labels-*.npz there (run c4 train pv first)")
+        from c4.training.labelrun import load_folders
+        from c4.training.labels import canonical_keys
+
+        try:
+            held = canonical_keys(args.heldout)
+        except (OSError, KeyError, ValueError) as exc:
+            raise ValueError(f"--heldout {args.heldout}: {exc}") from exc
+        try:
+            labels = load_folders(args.labels, exclude=held)
+        except FileNotFoundError as exc:
+            raise ValueError(f"--labels: {exc}") from exc
         out = _prepare(args)
     except (ValueError, OutputError, WeightsError) as exc:
         return _fail(str(exc))
@@ -243,11 +255,10 @@ def run_selfplay(args) -> int:
         return bad
     import json
 
-    from c4.training.labels import load_labels
     from c4.training.report import write_outputs
     from c4.training.selfplay import iterate
 
-    result = iterate(cfg, Path(args.start), load_labels(Path(args.labels)), out,
+    result = iterate(cfg, Path(args.start), labels, out,
                      log=lambda s: print(s, file=sys.stderr))
     command = "c4 train selfplay " + " ".join(shlex.quote(a) for a in sys.argv[3:])
     write_outputs(out, "self-play PUCT generations", asdict(cfg), result["history"], "generation", None, command)
@@ -257,19 +268,18 @@ def run_selfplay(args) -> int:
         from c4.training.distil import reference_path
 
         shutil.copyfile(result["current"], args.export)
-        _pv_reference(Path(args.export), Path(args.labels))
+        _pv_reference(Path(args.export), labels)
         print(f"exported {args.export} and {reference_path(Path(args.export))}")
     print(json.dumps(result["history"]))
     return 0
 
 
-def _pv_reference(weights: Path, labels: Path) -> None:
+def _pv_reference(weights: Path, labels: dict) -> None:
     """Reference outputs for an exported net, from the PyTorch model loaded with its weights."""
     import numpy as np
     import torch
 
     from c4.training.distil import reference_outputs, reference_path
-    from c4.training.labels import load_labels
     from c4.training.pvtorch import build
     from c4.training.selfplay import _torch_name
     from engine_svc.learned.weights import read_weights
@@ -277,7 +287,7 @@ def _pv_reference(weights: Path, labels: Path) -> None:
     meta, arrays = read_weights(weights, "pv")
     model = build(meta["channels"], meta["blocks"], meta["value_hidden"])
     model.load_state_dict({_torch_name(k): torch.from_numpy(v) for k, v in arrays.items()})
-    np.savez(reference_path(weights), **reference_outputs(model, load_labels(labels)))
+    np.savez(reference_path(weights), **reference_outputs(model, labels))
 
 
 def run_labels(args) -> int:

@@ -161,3 +161,25 @@ def summary(out_dir: Path) -> dict:
     out["labels_per_cpu_s"] = labelled / out["cpu_label_s"] if out["cpu_label_s"] else None
     out["unproved_by_ply"] = {str(k): v for k, v in sorted(left.items())}
     return out
+
+
+def load_folders(spec: str, exclude: set[int] | frozenset[int] = frozenset()) -> dict[str, np.ndarray]:
+    """The labels of comma-separated folders, ``c4 train labels`` blocks or ``c4 train pv``
+    chunks, joined with each position once, less the positions whose canonical key is in
+    ``exclude`` (the held-out set). FileNotFoundError names a folder that holds neither."""
+    from .labels import _canonical, load_labels, merge
+
+    parts = []
+    for folder in [Path(f.strip()) for f in spec.split(",") if f.strip()]:
+        if any(folder.glob("block-*.npz")):
+            data = load_run(folder)
+        elif any(folder.glob("labels-*.npz")):
+            data = load_labels(folder)
+        else:
+            raise FileNotFoundError(f"{folder}: no block-*.npz (c4 train labels) nor labels-*.npz (c4 train pv) there")
+        pairs = zip(data["current"], data["mask"], strict=True)
+        keep = np.array([_canonical(int(c), int(m)) not in exclude for c, m in pairs], dtype=bool)
+        parts.append({k: v[keep] for k, v in data.items()})
+    if not parts:
+        raise FileNotFoundError("no label folder named")
+    return merge(*parts)
