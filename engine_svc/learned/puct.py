@@ -168,8 +168,9 @@ def _prove(path) -> None:
             node.proven = max(o for o in outcomes if o is not None)  # every column proven
 
 
-def _outcome(root: Node, a: int) -> float | None:
-    child = root.children[a]
+def _outcome(node: Node, a: int) -> float | None:
+    """Column ``a``'s proven value for ``node``'s side to move, or None while unproven."""
+    child = node.children[a]
     return None if child is None or child.proven is None else -child.proven
 
 

@@ -6,6 +6,7 @@ docs/results/learned.md), else numpy. ``C4_NET_RUNTIME`` chooses:
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from importlib.util import find_spec
 from typing import TYPE_CHECKING, Union
 
@@ -21,6 +22,7 @@ PvNet = Union["PolicyValueNet", "OnnxPolicyValueNet"]
 RUNTIMES = ("onnxruntime", "numpy")
 
 
+@lru_cache(maxsize=1)  # asked at every player made; what is installed does not change in a process
 def onnx_installed() -> bool:
     return find_spec("onnxruntime") is not None and find_spec("onnx") is not None
 
