@@ -23,8 +23,9 @@ from collections.abc import Callable, Mapping
 
 # Prefixes whose variables the services' settings classes check themselves.
 SERVICE_PREFIXES = ("C4_ENGINE_", "C4_SOLVER_", "C4_GATEWAY_", "C4_BOOKGEN_", "C4_QUEUE_METRICS_", "C4_UP_")
-# Read by the code outside a settings class (servicekit.logs, the learned players, c4 up's children).
-PROCESS_VARS = {"C4_LOG_FORMAT", "C4_MODEL_DIR", "C4_STACK_ID"}
+# Read by the code outside a settings class (servicekit.logs, the learned players, c4 up's children);
+# the learned players check C4_NET_RUNTIME's value themselves (engine_svc/learned/runtime.py).
+PROCESS_VARS = {"C4_LOG_FORMAT", "C4_MODEL_DIR", "C4_NET_RUNTIME", "C4_STACK_ID"}
 
 
 def _port(value: str) -> str | None:
