@@ -203,6 +203,7 @@ def run_dqn(args) -> int:
 
 def run_pv(args) -> int:
     from c4.outputs import OutputError
+    from c4.training.labelrun import label_folders
     from c4.training.pvtrain import PvConfig
 
     cfg = PvConfig(epochs=args.epochs, batch=args.batch, lr=args.lr, lr_schedule=args.lr_schedule,
@@ -217,6 +218,10 @@ def run_pv(args) -> int:
             raise ValueError("--games 0 needs --extra-labels (something to train on)")
         if args.heldout and not Path(args.heldout).is_file():
             raise ValueError(f"--heldout {args.heldout}: no such file")
+        try:
+            label_folders(args.extra_labels)
+        except FileNotFoundError as exc:
+            raise ValueError(f"--extra-labels: {exc}") from exc
         out = _prepare(args)
     except (ValueError, OutputError) as exc:
         return _fail(str(exc))

@@ -81,8 +81,8 @@ def distil(cfg, args, out: Path) -> int:
     from .quality import quality
     from .report import write_outputs
 
-    from .labelrun import load_run, summary
-    from .labels import _canonical, book_labels, load_labels, merge, read_labels_file, summarize
+    from .labelrun import folder_summary, label_folders, load_folder
+    from .labels import _canonical, book_labels, merge, read_labels_file
 
     log = lambda s: print(s, file=sys.stderr)  # noqa: E731
     train_samples = positions(out, "labels-train", args.games, args.seed + 1) if args.games else []
@@ -100,17 +100,10 @@ def distil(cfg, args, out: Path) -> int:
     held = {_canonical(int(c), int(m)) for c, m in zip(ho["data"]["current"], ho["data"]["mask"], strict=True)}
     parts = [tr["data"]] if tr else []
     extra_stats = {}
-    for folder in [Path(f) for f in (args.extra_labels or "").split(",") if f.strip()]:
+    for folder in label_folders(args.extra_labels or ""):
         # more labelled ladder positions (another seed, maybe other budgets), less the held-out ones
-        if any(folder.glob("block-*.npz")):  # c4 train labels' blocks
-            data = load_run(folder)
-            extra_stats[str(folder)] = summary(folder)
-        else:
-            data = load_labels(folder)
-            extra_stats[str(folder)] = summarize(pickle.loads((folder / "positions.pkl").read_bytes()), folder)
-        pairs = zip(data["current"], data["mask"], strict=True)
-        keep = np.array([_canonical(int(c), int(m)) not in held for c, m in pairs])
-        parts.append({k: v[keep] for k, v in data.items()})
+        parts.append(load_folder(folder, held))
+        extra_stats[str(folder)] = folder_summary(folder)
         log(f"extra labels {folder}: {extra_stats[str(folder)]}")
     if args.book_positions:  # every analysis-book entry too (the early plies), less the held-out positions
         parts.append(book_labels(exclude=held))

@@ -26,6 +26,7 @@ pool, and a run folder keeps one pool: a rerun with another is refused.
 
 from __future__ import annotations
 
+import pickle
 import time
 from pathlib import Path
 
@@ -163,23 +164,49 @@ def summary(out_dir: Path) -> dict:
     return out
 
 
-def load_folders(spec: str, exclude: set[int] | frozenset[int] = frozenset()) -> dict[str, np.ndarray]:
-    """The labels of comma-separated folders, ``c4 train labels`` blocks or ``c4 train pv``
-    chunks, joined with each position once, less the positions whose canonical key is in
-    ``exclude`` (the held-out set). FileNotFoundError names a folder that holds neither."""
-    from .labels import _canonical, load_labels, merge
+def _holds_blocks(folder: Path) -> bool:
+    """True for ``c4 train labels`` blocks, False for ``c4 train pv`` chunks; FileNotFoundError for neither."""
+    if any(folder.glob("block-*.npz")):
+        return True
+    if any(folder.glob("labels-*.npz")):
+        return False
+    raise FileNotFoundError(f"{folder}: no block-*.npz (c4 train labels) nor labels-*.npz (c4 train pv) there")
 
-    parts = []
-    for folder in [Path(f.strip()) for f in spec.split(",") if f.strip()]:
-        if any(folder.glob("block-*.npz")):
-            data = load_run(folder)
-        elif any(folder.glob("labels-*.npz")):
-            data = load_labels(folder)
-        else:
-            raise FileNotFoundError(f"{folder}: no block-*.npz (c4 train labels) nor labels-*.npz (c4 train pv) there")
-        pairs = zip(data["current"], data["mask"], strict=True)
-        keep = np.array([_canonical(int(c), int(m)) not in exclude for c, m in pairs], dtype=bool)
-        parts.append({k: v[keep] for k, v in data.items()})
+
+def load_folder(folder: Path, exclude: set[int] | frozenset[int] = frozenset()) -> dict[str, np.ndarray]:
+    """One folder's labels, blocks or chunks, less the positions whose canonical key is in
+    ``exclude`` (the held-out set)."""
+    from .labels import _canonical, load_labels
+
+    data = load_run(folder) if _holds_blocks(folder) else load_labels(folder)
+    pairs = zip(data["current"], data["mask"], strict=True)
+    keep = np.array([_canonical(int(c), int(m)) not in exclude for c, m in pairs], dtype=bool)
+    return {k: v[keep] for k, v in data.items()}
+
+
+def folder_summary(folder: Path) -> dict:
+    """What a label folder holds (``summary`` of a block run, ``summarize`` of pv chunks)."""
+    from .labels import summarize
+
+    if _holds_blocks(folder):
+        return summary(folder)
+    return summarize(pickle.loads((folder / "positions.pkl").read_bytes()), folder)
+
+
+def label_folders(spec: str) -> list[Path]:
+    """The folders of a comma-separated ``--labels`` / ``--extra-labels`` value, each checked
+    to hold labels (FileNotFoundError names the first that does not)."""
+    folders = [Path(f.strip()) for f in spec.split(",") if f.strip()]
+    for folder in folders:
+        _holds_blocks(folder)
+    return folders
+
+
+def load_folders(spec: str, exclude: set[int] | frozenset[int] = frozenset()) -> dict[str, np.ndarray]:
+    """The labels of comma-separated folders (``load_folder`` each), joined with each position once."""
+    from .labels import merge
+
+    parts = [load_folder(folder, exclude) for folder in label_folders(spec)]
     if not parts:
         raise FileNotFoundError("no label folder named")
     return merge(*parts)

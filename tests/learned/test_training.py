@@ -122,6 +122,8 @@ def test_exported_weights_run_in_numpy_like_the_trainer(tmp_path, fixed_set):
     (["train", "pv", "--lr", "3"], "--lr must be in (0, 1)"),
     (["train", "pv", "--games", "-1"], "--games at least 0"),
     (["train", "pv", "--games", "0"], "--games 0 needs --extra-labels"),
+    (["train", "pv", "--games", "0", "--extra-labels", "/nonexistent/labels"],
+     "--extra-labels: /nonexistent/labels: no block-*.npz (c4 train labels) nor labels-*.npz"),
     (["train", "pv", "--heldout", "/nonexistent/held.npz"], "--heldout /nonexistent/held.npz: no such file"),
     (["train", "dqn", "--gamma", "1.5"], "--gamma must be in [0, 1]"),
     (["train", "dqn", "--hidden", "12,x"], "--hidden '12,x'"),
