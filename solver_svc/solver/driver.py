@@ -30,6 +30,7 @@ from .search import NO_SCORE, search_kernels_of
 from .table import ABORT, BUDGET, EPOCH, EPOCH_MAX, GROW_AT, IN_SMALL, NODES, REAL_BUDGET, table_kernels
 
 from .layout import ABORTED, ANALYZE, FRESH, FULL_COLUMN, OFF_BOARD, OK, WEAK, WINS  # run_batch's flags and codes
+from .layout import MAIN_PAIRS, MAX_WORK
 
 __all__ = ["ABORTED", "ANALYZE", "FRESH", "FULL_COLUMN", "NO_SCORE", "OFF_BOARD", "OK", "WEAK", "WINS",
            "search_kernels"]
@@ -45,7 +46,7 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
     negamax, can_win_next, begin, score_of, analyze_into = (s.negamax, s.can_win_next, s.begin, s.score_of,
                                                             s.analyze_into)
     win_cells = s.win_cells
-    table = table_kernels(g)
+    table = table_kernels(g, MAIN_PAIRS)
     slot, store, swap_layout = table.slot, table.store, table.swap_layout
     bits = kernels_for(g)
     mirror = bits.mirror
@@ -159,7 +160,7 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
             key = keys[i]
             mkey = mirror(key)
             idx, want = slot(mkey if mkey < key else key, ws)
-            store(tt, idx, want, values[i], values[i], -1, False)
+            store(tt, idx, want, values[i], values[i], -1, False, MAX_WORK, tt[idx], ws)  # kept first
 
     return SimpleNamespace(
         geometry=g,

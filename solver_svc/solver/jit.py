@@ -19,6 +19,11 @@ def tag_of(g: Geometry) -> str:
     return f"{g.width}x{g.height}k{g.k}"
 
 
+def table_tag(g: Geometry, pairs: bool) -> str:
+    """The tag of kernels made for one kind of table (buckets of two words or one): distinct names."""
+    return f"{tag_of(g)}{'p' if pairs else 's'}"
+
+
 def kernel(tag: str, **options):
     """The solver's kernel; ``options`` go to numba (``inline="always"``)."""
     return _kernel(f"{tag}v{KERNEL_VERSION}", _nrt=False, **options)

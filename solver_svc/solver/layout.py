@@ -32,6 +32,9 @@ GROW_AT = IN_SMALL + 1  # the slot of the nodes a search may spend in the small 
 STATE_SIZE = GROW_AT + 1
 NO_BUDGET = 1 << 62
 
+# The main table has buckets of two words, the small one a word a slot (see .table).
+MAIN_PAIRS, SMALL_PAIRS = True, False
+
 # The small table (see "A small table first" in .table).
 SMALL_LOG2 = 16
 GROW_NODES = 1 << 18  # nodes in the small table before a search moves to the main one (ws[GROW_AT])
@@ -61,22 +64,27 @@ def move_bits(width: int) -> int:
     return max(1, width.bit_length())
 
 
-def payload_bits(width: int) -> int:
-    """Bits below the epoch: two 6-bit bounds and the move."""
-    return 12 + move_bits(width)
+WORK_BITS = 5  # a main table entry's work (see .table): 0 .. MAX_WORK
+MAX_WORK = (1 << WORK_BITS) - 1
+
+
+def payload_bits(width: int, pairs: bool) -> int:
+    """Bits below the epoch: two 6-bit bounds, the move and (``pairs``: the main table) the work."""
+    return 12 + move_bits(width) + (WORK_BITS if pairs else 0)
 
 
 def key_bits(geometry: Board) -> int:
     return geometry.width * geometry.h1
 
 
-def layout(geometry: Board, log2: int) -> tuple[int, int, int, int]:
-    """(log2, payload bits, tag bits, epoch bits) of a table for ``geometry``;
-    ``log2`` is raised when no epoch bit would be left."""
+def layout(geometry: Board, log2: int, pairs: bool) -> tuple[int, int, int, int]:
+    """(log2, payload bits, tag bits, epoch bits) of a table for ``geometry``
+    (``pairs``: two words a bucket, see :mod:`.table`); ``log2`` is raised
+    when no epoch bit would be left."""
     kb = key_bits(geometry)
-    payload = payload_bits(geometry.width)
-    log2 = max(log2, kb + payload - 63)
-    tag = max(0, kb - log2)
+    payload = payload_bits(geometry.width, pairs)
+    log2 = max(log2, kb + payload - 63 + pairs)
+    tag = max(0, kb - bucket_bits(log2, pairs))
     epoch = min(MAX_EPOCH_BITS, 64 - payload - tag)
     return log2, payload, tag, epoch
 
@@ -85,11 +93,16 @@ def workspace_size(geometry: Board) -> int:
     return STATE_SIZE + 2 * (geometry.cells + 1) * geometry.width
 
 
-def set_layout(st: Slots, at: int, geometry: Board, log2: int) -> int:
+def bucket_bits(log2: int, pairs: bool) -> int:
+    """Bits of the bucket number: a table of ``2**log2`` words has half as many buckets of two."""
+    return log2 - int(pairs)
+
+
+def set_layout(st: Slots, at: int, geometry: Board, log2: int, pairs: bool) -> int:
     """Write the layout slots of a ``2**log2`` table at ``st[at:at + LAYOUT_SLOTS]``; its log2."""
-    log2, _, tag_bits, epoch_bits = layout(geometry, log2)
+    log2, _, tag_bits, epoch_bits = layout(geometry, log2, pairs)
     st[at + EPOCH - EPOCH] = 1
-    st[at + IDX_SHIFT - EPOCH] = max(0, key_bits(geometry) - log2)
+    st[at + IDX_SHIFT - EPOCH] = max(0, key_bits(geometry) - bucket_bits(log2, pairs))
     st[at + TAG_MASK - EPOCH] = (1 << tag_bits) - 1
     st[at + EPOCH_BITS - EPOCH] = epoch_bits
     st[at + EPOCH_MAX - EPOCH] = (1 << epoch_bits) - 1
@@ -101,9 +114,9 @@ def init_state(st: Slots, geometry: Board, log2: int) -> tuple[int, int]:
     ``(log2 as raised by the layout, the small table's log2 or 0 for none)``."""
     if not MIN_LOG2 <= log2 <= MAX_LOG2:
         raise ValueError(f"tt_log2 must be in {MIN_LOG2}..{MAX_LOG2}, got {log2}")
-    log2 = set_layout(st, EPOCH, geometry, log2)
+    log2 = set_layout(st, EPOCH, geometry, log2, MAIN_PAIRS)
     st[BUDGET] = NO_BUDGET
     use_small = log2 > SMALL_LOG2 and key_bits(geometry) > SMALL_LOG2
-    small_log2 = set_layout(st, OTHER, geometry, SMALL_LOG2) if use_small else 0
+    small_log2 = set_layout(st, OTHER, geometry, SMALL_LOG2, SMALL_PAIRS) if use_small else 0
     st[GROW_AT] = GROW_NODES
     return log2, small_log2

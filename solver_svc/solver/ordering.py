@@ -20,7 +20,7 @@ from numba import int64
 from connect4.geometry import Geometry
 from connect4.kernels import kernels_for
 
-from .jit import kernel, tag_of
+from .jit import kernel, table_tag
 from .masks import board_masks
 from .table import STATE_SIZE, table_kernels
 
@@ -35,15 +35,16 @@ def move_list_offsets(g: Geometry) -> tuple[int, int]:
 
 
 @cache
-def ordering_kernels(g: Geometry) -> SimpleNamespace:
-    tag = tag_of(g)
+def ordering_kernels(g: Geometry, pairs: bool) -> SimpleNamespace:
+    """The ordering of a search in a table of buckets of two (``pairs``) or of one word."""
+    tag = table_tag(g, pairs)
     b = board_masks(g)
     W, CELLS, COL, MCOL, BOTTOM = b.W, b.CELLS, b.COL, b.MCOL, b.BOTTOM
     ORDER = np.array(g.center_order(), dtype=np.int64)
     MV, SC = move_list_offsets(g)
     bits = kernels_for(g)
     win_cells, popcount = bits.winning_cells, bits.popcount
-    probe_upper = table_kernels(g).probe_upper
+    probe_upper = table_kernels(g, pairs).probe_upper
 
     # Inlined into negamax in numba's IR: as a call returning a tuple it cost
     # 6 % more instructions a node (docs/results/split-speed.md).

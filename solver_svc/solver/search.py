@@ -1,7 +1,10 @@
 """The search of the solver (numba): Pons' negamax and his null-window driver.
 
 ``search_kernels_of(geometry)`` makes, for one board size, a negamax that
-closes over the size as constants. The search is Pascal Pons' (alpha-beta
+closes over the size as constants: two of them, one for the main table
+(buckets of two words; each entry keeps its work, the bit length of the
+nodes its search took, for the replacement) and one for the small table of a
+fresh search's start (one word a slot, :mod:`.table`). The search is Pascal Pons' (alpha-beta
 negamax, null windows, a table of bounds, threat ordering, no move that
 loses at once, score bounds from the empty cells) with:
 
@@ -25,15 +28,16 @@ from __future__ import annotations
 from functools import cache
 from types import SimpleNamespace
 
-from numba import uint64
+from numba import int64, uint64
+from numba.cpython.unsafe.numbers import leading_zeros
 
 from connect4.geometry import Geometry
 from connect4.kernels import kernels_for
 
-from .jit import kernel, tag_of
+from .jit import kernel, table_tag, tag_of
 from .masks import board_masks
 from .ordering import NO_CUT, move_list_offsets, ordering_kernels
-from .layout import NO_SCORE
+from .layout import MAIN_PAIRS, MAX_WORK, NO_SCORE, SMALL_PAIRS
 from .table import ABORT, BUDGET, IN_SMALL, NO_BUDGET, NODES, REAL_BUDGET, table_kernels
 
 STOP_CHECK = 1023  # the stop flag is read every 1024 nodes
@@ -49,91 +53,113 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
     MV, _ = move_list_offsets(g)
     bits = kernels_for(g)
     win_cells, mirror = bits.winning_cells, bits.mirror
-    table = table_kernels(g)
-    canonical_slot, read, store = table.canonical_slot, table.read, table.store
-    migrate, swap_layout = table.migrate, table.swap_layout
-    order_moves = ordering_kernels(g).order_moves
+    main_table = table_kernels(g, MAIN_PAIRS)
+    migrate, swap_layout = main_table.migrate, main_table.swap_layout
 
     @kernel(tag)
-    def negamax(cur, mask, mcur, mmask, ply, alpha, beta, tt, ws, stop):
-        """Score of (cur, mask) within [alpha, beta] (fail-hard bounds);
-        (mcur, mmask) is its mirror image, carried along so that a node never
-        mirrors a board (the mirror key of the table and of the children's).
+    def work_of(spent):
+        """Bits of the nodes a search spent, at most MAX_WORK: its work, which the table's replacement keeps."""
+        bits = 64 - int64(leading_zeros(uint64(spent) | ONE))
+        return bits if bits < MAX_WORK else MAX_WORK
 
-        Precondition: the side to move cannot win at once and the board is not
-        full. Returns r with: r <= alpha -> score <= r; r >= beta -> score >= r;
-        else score == r.
-        """
-        n = ws[NODES] + 1
-        ws[NODES] = n
-        if n > ws[BUDGET] or ((n & STOP_CHECK) == 0 and stop[0] != 0):
-            ws[ABORT] = 1
-            return 0
+    def negamax_for(pairs: bool):
+        """The negamax of a search in the main table (``pairs``: buckets of two words) or in the small one."""
+        ktag = table_tag(g, pairs)
+        table = table_kernels(g, pairs)
+        canonical_slot, read, store = table.canonical_slot, table.read, table.store
+        order_moves = ordering_kernels(g, pairs).order_moves
 
-        opp = cur ^ mask
-        possible = (mask + BOTTOM) & BOARD  # the carry lands on each column's lowest empty cell
-        opp_win = win_cells(opp, mask)
-        forced = possible & opp_win
-        if forced:
-            if forced & (forced - ONE):  # more than one bit: two threats, cannot block both
-                return -((CELLS - ply) // 2)
-            possible = forced  # must block the one threat
-        moves = possible & ~(opp_win >> ONE)  # never play right under an opponent's winning cell
-        if moves == ZERO:
-            return -((CELLS - ply) // 2)  # every move lets the opponent win next
-        if ply >= CELLS - 2:
-            return 0  # nobody can win in the last two moves
+        @kernel(ktag)
+        def work(ws, n):
+            """The work of the node that began at node count ``n`` (the small table keeps none)."""
+            return work_of(ws[NODES] - n) if pairs else 0
 
-        # Bounds from the empty cells: we cannot win now, nor lose next move.
-        lo = -((CELLS - 2 - ply) // 2)
-        hi = (CELLS - 1 - ply) // 2
+        @kernel(ktag)
+        def negamax(cur, mask, mcur, mmask, ply, alpha, beta, tt, ws, stop):
+            """Score of (cur, mask) within [alpha, beta] (fail-hard bounds);
+            (mcur, mmask) is its mirror image, carried along so that a node never
+            mirrors a board (the mirror key of the table and of the children's).
 
-        # Transposition table, keyed by the smaller of the key and its mirror.
-        idx, want, flip, symmetric = canonical_slot(cur + mask + BOTTOM, mcur + mmask + BOTTOM, ws)
-        tlo, thi, tmove = read(tt, idx, want, flip)
-        if tlo > lo:
-            lo = tlo
-        if thi < hi:
-            hi = thi
-        if alpha < lo:
-            alpha = lo
-            if alpha >= beta:
-                return alpha
-        if beta > hi:
-            beta = hi
-            if alpha >= beta:
-                return beta
-
-        if symmetric:
-            moves &= LEFT_HALF  # a symmetric position: the right half mirrors the left
-
-        cnt, alpha, cut = order_moves(cur, mask, mcur, mmask, moves, ply, tmove, alpha, beta, tt, ws)
-        if cut != NO_CUT:
-            return cut
-
-        a0 = alpha
-        best = tmove
-        mplay = mmask + BOTTOM  # carries onto each mirrored column's lowest empty cell
-        base = MV + ply * W
-        for i in range(cnt):
-            c = ws[base + i]
-            # child: the opponent moves; its stones are our old opp, our stone joins the mask
-            # (in the mirror image: the same height of column W-1-c)
-            score = -negamax(cur ^ mask, mask | (moves & COL[c]), mcur ^ mmask, mmask | (mplay & MCOL[c]),
-                             ply + 1, -beta, -alpha, tt, ws, stop)
-            if ws[ABORT]:
+            Precondition: the side to move cannot win at once and the board is not
+            full. Returns r with: r <= alpha -> score <= r; r >= beta -> score >= r;
+            else score == r.
+            """
+            n = ws[NODES] + 1
+            ws[NODES] = n
+            if n > ws[BUDGET] or ((n & STOP_CHECK) == 0 and stop[0] != 0):
+                ws[ABORT] = 1
                 return 0
-            if score >= beta:
-                store(tt, idx, want, max(score, tlo), thi, c, flip)
-                return score
-            if score > alpha:
-                alpha = score
-                best = c
-        if alpha > a0:
-            store(tt, idx, want, alpha, alpha, best, flip)
-        else:
-            store(tt, idx, want, tlo, min(alpha, thi), best, flip)
-        return alpha
+
+            opp = cur ^ mask
+            possible = (mask + BOTTOM) & BOARD  # the carry lands on each column's lowest empty cell
+            opp_win = win_cells(opp, mask)
+            forced = possible & opp_win
+            if forced:
+                if forced & (forced - ONE):  # more than one bit: two threats, cannot block both
+                    return -((CELLS - ply) // 2)
+                possible = forced  # must block the one threat
+            moves = possible & ~(opp_win >> ONE)  # never play right under an opponent's winning cell
+            if moves == ZERO:
+                return -((CELLS - ply) // 2)  # every move lets the opponent win next
+            if ply >= CELLS - 2:
+                return 0  # nobody can win in the last two moves
+
+            # Bounds from the empty cells: we cannot win now, nor lose next move.
+            lo = -((CELLS - 2 - ply) // 2)
+            hi = (CELLS - 1 - ply) // 2
+
+            # Transposition table, keyed by the smaller of the key and its mirror.
+            idx, want, flip, symmetric = canonical_slot(cur + mask + BOTTOM, mcur + mmask + BOTTOM, ws)
+            tlo, thi, tmove = read(tt, idx, want, flip)
+            first = tt[idx]  # the bucket's first word (in the cache since the read): for the store
+            if tlo > lo:
+                lo = tlo
+            if thi < hi:
+                hi = thi
+            if alpha < lo:
+                alpha = lo
+                if alpha >= beta:
+                    return alpha
+            if beta > hi:
+                beta = hi
+                if alpha >= beta:
+                    return beta
+
+            if symmetric:
+                moves &= LEFT_HALF  # a symmetric position: the right half mirrors the left
+
+            cnt, alpha, cut = order_moves(cur, mask, mcur, mmask, moves, ply, tmove, alpha, beta, tt, ws)
+            if cut != NO_CUT:
+                return cut
+
+            a0 = alpha
+            best = tmove
+            mplay = mmask + BOTTOM  # carries onto each mirrored column's lowest empty cell
+            base = MV + ply * W
+            for i in range(cnt):
+                c = ws[base + i]
+                # child: the opponent moves; its stones are our old opp, our stone joins the mask
+                # (in the mirror image: the same height of column W-1-c)
+                score = -negamax(cur ^ mask, mask | (moves & COL[c]), mcur ^ mmask, mmask | (mplay & MCOL[c]),
+                                 ply + 1, -beta, -alpha, tt, ws, stop)
+                if ws[ABORT]:
+                    return 0
+                if score >= beta:
+                    store(tt, idx, want, max(score, tlo), thi, c, flip, work(ws, n), first, ws)
+                    return score
+                if score > alpha:
+                    alpha = score
+                    best = c
+            if alpha > a0:
+                store(tt, idx, want, alpha, alpha, best, flip, work(ws, n), first, ws)
+            else:
+                store(tt, idx, want, tlo, min(alpha, thi), best, flip, work(ws, n), first, ws)
+            return alpha
+
+        return negamax
+
+    negamax = negamax_for(MAIN_PAIRS)
+    negamax_small = negamax_for(SMALL_PAIRS)
 
     @kernel(tag)
     def half(x):
@@ -184,7 +210,10 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
                 med = half(lo)
             elif med >= 0 and half(hi) > med:
                 med = half(hi)
-            r = negamax(cur, mask, mcur, mmask, ply, med, med + 1, small if ws[IN_SMALL] else tt, ws, stop)
+            if ws[IN_SMALL]:
+                r = negamax_small(cur, mask, mcur, mmask, ply, med, med + 1, small, ws, stop)
+            else:
+                r = negamax(cur, mask, mcur, mmask, ply, med, med + 1, tt, ws, stop)
             if ws[ABORT]:
                 if grow(small, tt, ws, stop):
                     continue  # the same window again, in the main table

@@ -8,6 +8,7 @@ import pytest
 
 from connect4 import STANDARD, Geometry, Position
 from solver_svc.solver import (FULL_COLUMN, NO_SCORE, OFF_BOARD, OK, WINS, BudgetExceeded, Solver)
+from solver_svc.solver.layout import MAIN_PAIRS, SMALL_PAIRS, bucket_bits
 from solver_svc.solver.table import EPOCH, EPOCH_MAX, GROW_AT, OTHER, SMALL_LOG2, layout, table_kernels
 
 
@@ -133,14 +134,15 @@ def test_epoch_wrap_clears_the_table():
     assert s.table.state[EPOCH] == 1 and not s.table.words.any()
 
 
+@pytest.mark.parametrize("pairs", [True, False])
 @pytest.mark.parametrize("size", [(7, 6), (8, 7), (16, 3), (4, 15), (4, 4), (3, 2)])
-def test_layout_fits_a_word(size):
+def test_layout_fits_a_word(size, pairs):
     g = Geometry(*size, k=min(4, max(size)))
     for log2 in (18, 23, 32):
-        log2_used, payload, tag, epoch = layout(g, log2)
+        log2_used, payload, tag, epoch = layout(g, log2, pairs)
         assert log2_used >= log2 and epoch >= 1
         assert payload + tag + epoch <= 64
-        assert tag + log2_used >= g.width * g.h1  # index + tag give the whole key
+        assert tag + bucket_bits(log2_used, pairs) >= g.width * g.h1  # bucket + tag give the whole key
 
 
 def test_prefault_keeps_entries(solver):
@@ -178,15 +180,16 @@ def test_fresh_searches_begin_in_the_small_table(grow, pons_sets, read_set):
     assert (s.table.state[EPOCH + 1:EPOCH_MAX + 1] == fresh.table.state[EPOCH + 1:EPOCH_MAX + 1]).all()
 
 
-def _entries(words: np.ndarray, st: np.ndarray, payload: int) -> set[tuple[int, int]]:
-    """(h, payload) of every entry of the current epoch, decoded in Python from a layout's slots."""
+def _entries(words: np.ndarray, st: np.ndarray, payload: int, pairs: bool) -> set[tuple[int, int]]:
+    """(h, payload) of every entry of the current epoch, decoded in Python from a layout's slots
+    (``pairs``: two words a bucket)."""
     shift, epoch_bits, epoch = int(st[1]), int(st[3]), int(st[0])
     out = set()
     for slot in np.flatnonzero(words).tolist():
         w = int(words[slot])
         hi = w >> payload
         if hi & ((1 << epoch_bits) - 1) == epoch:
-            out.add(((slot << shift) | (hi >> epoch_bits), w & ((1 << payload) - 1)))
+            out.add((((slot >> pairs) << shift) | (hi >> epoch_bits), w & ((1 << payload) - 1)))
     return out
 
 
@@ -196,11 +199,41 @@ def test_the_move_to_the_main_table_keeps_every_entry(pons_sets, read_set):
     moves = read_set(pons_sets / "Test_L2_R2", 1)[0][0]
     s.solve_many([moves])
     st, pay = s.table.state, s.table.payload_bits
-    small = _entries(s.table.small, st[OTHER:OTHER + 5], pay)
-    assert len(small) > 1000 and not _entries(s.table.words, st[EPOCH:EPOCH + 5], pay)  # the main table: fresh
-    k = table_kernels(STANDARD)
+    small = _entries(s.table.small, st[OTHER:OTHER + 5], s.table.small_payload_bits, SMALL_PAIRS)
+    assert len(small) > 1000 and not _entries(s.table.words, st[EPOCH:EPOCH + 5], pay, MAIN_PAIRS)  # fresh
+    k = table_kernels(STANDARD, MAIN_PAIRS)
     k.swap_layout(s.table.ws)  # the small table's layout in use, as when a search moves
     k.migrate(s.table.small, s.table.words, s.table.ws)
     k.swap_layout(s.table.ws)
-    # no two small entries meet in one main slot (the main slot's bits include the small slot's): all kept
-    assert _entries(s.table.words, st[EPOCH:EPOCH + 5], pay) == small
+    # no two small entries meet in one main bucket (its number's bits include the small slot's): all kept
+    assert _entries(s.table.words, st[EPOCH:EPOCH + 5], pay, MAIN_PAIRS) == small
+
+
+def test_a_bucket_keeps_the_entry_of_most_work():
+    # four positions that share one bucket of the main table (their hi words differ, the bucket is 0);
+    # the first word keeps the most work, the second the latest of the rest; a word of an old epoch yields
+    s = Solver(STANDARD, tt_log2=18)
+    k, ws, tt = table_kernels(STANDARD, MAIN_PAIRS), s.table.ws, s.table.words
+    epoch = int(ws[EPOCH])
+    hi = [(t << int(ws[EPOCH + 3])) | epoch for t in (1, 2, 3, 4)]  # tags 1..4, this epoch
+
+    def stored(i):
+        return k.read(tt, 0, hi[i], False)
+
+    def put(i, lower, work):
+        k.store(tt, 0, hi[i], lower, 31, -1, False, work, tt[0], ws)
+
+    put(0, 1, 10)
+    put(1, 2, 5)
+    assert stored(0)[0] == 1 and stored(1)[0] == 2
+    put(2, 3, 7)  # less work than the first word's: takes the second
+    assert stored(0)[0] == 1 and stored(2)[0] == 3 and stored(1)[0] == -32
+    put(3, 4, 12)  # more work: the first word, whose entry moves down
+    assert stored(3)[0] == 4 and stored(0)[0] == 1 and stored(2)[0] == -32
+    put(0, 5, 1)  # a position already in the bucket is updated in place, whatever its work
+    assert stored(0)[0] == 5 and stored(3)[0] == 4
+    ws[EPOCH] += 1  # a new epoch: both words are old
+    hi = [h + 1 for h in hi]
+    put(1, 6, 0)
+    assert k.read(tt, 0, hi[0], False)[0] == -32  # (the demoted old word is of no epoch now)
+    assert stored(1)[0] == 6 and stored(3)[0] == -32
