@@ -28,8 +28,7 @@ from __future__ import annotations
 from functools import cache
 from types import SimpleNamespace
 
-from numba import int64, uint64
-from numba.cpython.unsafe.numbers import leading_zeros
+from numba import uint64
 
 from connect4.geometry import Geometry
 from connect4.kernels import kernels_for
@@ -58,9 +57,17 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
 
     @kernel(tag)
     def work_of(spent):
-        """Bits of the nodes a search spent, at most MAX_WORK: its work, which the table's replacement keeps."""
-        bits = 64 - int64(leading_zeros(uint64(spent) | ONE))
-        return bits if bits < MAX_WORK else MAX_WORK
+        """Bits of the nodes a search spent (its bit length), at most MAX_WORK: its work, which the
+        table's replacement keeps. Shifts, not numba's ``leading_zeros``: an intrinsic pickles with a
+        uuid of its process, and every kernel that closed over this one would miss numba's cache."""
+        if spent >= (1 << MAX_WORK):
+            return MAX_WORK
+        bits = 0
+        for step in (16, 8, 4, 2, 1):
+            if spent >= (1 << step):
+                bits += step
+                spent >>= step
+        return bits + spent
 
     def negamax_for(pairs: bool):
         """The negamax of a search in the main table (``pairs``: buckets of two words) or in the small one."""
