@@ -3,9 +3,9 @@
 ``search_kernels_of(geometry)`` makes, for one board size, a negamax that
 closes over the size as constants: two of them, one for the main table
 (buckets of two words; each entry keeps its work, the bit length of the
-nodes its search took, for the replacement) and one for the small table of a
-fresh search's start (one word a slot, :mod:`.table`). The search is Pascal Pons' (alpha-beta
-negamax, null windows, a table of bounds, threat ordering, no move that
+nodes its search took, for the replacement) and one for the small table of
+a fresh search's start (one word a slot, :mod:`.table`). The search is
+Pascal Pons' (alpha-beta negamax, null windows, a table of bounds, threat ordering, no move that
 loses at once, score bounds from the empty cells) with:
 
 * lower and upper bounds kept together in one table entry, and the best move
@@ -55,20 +55,6 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
     main_table = table_kernels(g, MAIN_PAIRS)
     migrate, swap_layout = main_table.migrate, main_table.swap_layout
 
-    @kernel(tag)
-    def work_of(spent):
-        """Bits of the nodes a search spent (its bit length), at most MAX_WORK: its work, which the
-        table's replacement keeps. Shifts, not numba's ``leading_zeros``: an intrinsic pickles with a
-        uuid of its process, and every kernel that closed over this one would miss numba's cache."""
-        if spent >= (1 << MAX_WORK):
-            return MAX_WORK
-        bits = 0
-        for step in (16, 8, 4, 2, 1):
-            if spent >= (1 << step):
-                bits += step
-                spent >>= step
-        return bits + spent
-
     def negamax_for(pairs: bool):
         """The negamax of a search in the main table (``pairs``: buckets of two words) or in the small one."""
         ktag = table_tag(g, pairs)
@@ -78,8 +64,21 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
 
         @kernel(ktag)
         def work(ws, n):
-            """The work of the node that began at node count ``n`` (the small table keeps none)."""
-            return work_of(ws[NODES] - n) if pairs else 0
+            """The work of the node that began at node count ``n`` (the small table keeps none): the
+            bit length of the nodes it spent, at most MAX_WORK. Shifts, not numba's ``leading_zeros``:
+            an intrinsic pickles with a uuid of its process, and every kernel that closed over this
+            one would miss numba's cache."""
+            if not pairs:
+                return 0
+            spent = ws[NODES] - n
+            if spent >= (1 << MAX_WORK):
+                return MAX_WORK
+            bits = 0
+            for step in (16, 8, 4, 2, 1):
+                if spent >= (1 << step):
+                    bits += step
+                    spent >>= step
+            return bits + spent
 
         @kernel(ktag)
         def negamax(cur, mask, mcur, mmask, ply, alpha, beta, tt, ws, stop):

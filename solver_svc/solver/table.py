@@ -24,8 +24,9 @@ A word, low bits first::
     top T bits           tag
 
 On 7x6 with the default ``L = 23`` that is 20 payload bits, a 27-bit tag and
-a 17-bit epoch (the small table: 15, 33 and 16). Every score fits 6 bits: a stored bound lies within the cell
-bounds of its position, at most +-31 on any board of at most 63 cells.
+a 17-bit epoch (the small table: 15, 33 and 16). Every score fits 6 bits: a
+stored bound lies within the cell bounds of its position, at most +-31 on
+any board of at most 63 cells.
 
 **Two words a bucket.** A search of the empty board visits a hundred times
 more positions than the table holds, so what a store overwrites matters. In
@@ -40,12 +41,14 @@ Pons' table keeps one word and overwrites it always).
 **Fresh table in O(1).** A benchmark (and ``Solver.solve_many``) starts every
 position from an empty table. ``reset()`` does not clear memory: it increments
 the epoch, and an entry of another epoch never matches. Only when the epoch
-wraps (after ``2**E - 1`` resets, 131,071 on 7x6; 65,535 for the small table) is the memory zeroed. A
-real entry's epoch is at least 1, so the zero word is always empty.
+wraps (after ``2**E - 1`` resets, 131,071 on 7x6; 65,535 for the small
+table) is the memory zeroed. A real entry's epoch is at least 1, so the
+zero word is always empty.
 
-If a huge board with a small table would leave no epoch bit
-(``KB + payload > 62 + L``, which no board up to 16x16 reaches at ``L >= 18``), ``L`` is
-raised until one fits.
+If a long key with a small table would leave no epoch bit (``KB + payload >
+62 + L`` with buckets, ``63 + L`` without), ``L`` is raised until one fits:
+8x7's 64-bit keys raise the main table to at least 2^23 words, 9x6's
+63-bit keys to 2^22.
 
 **A small table first.** A search from a fresh table (``run_batch`` with
 ``FRESH``: c4 solve --fresh, Pons' benchmark rule) begins in a small table
@@ -76,9 +79,9 @@ from numba import int64, uint64
 from .jit import kernel, table_tag
 
 from .layout import (  # noqa: F401 (the layout's numbers, re-exported for the kernels' modules)
-    ABORT, BUDGET, EPOCH, MAIN_PAIRS, SMALL_PAIRS, EPOCH_BITS, EPOCH_MAX, GROW_AT, GROW_NODES, HASH_MUL, IDX_SHIFT, IN_SMALL, LAYOUT_SLOTS,
-    MAX_EPOCH_BITS, MAX_LOG2, MIN_LOG2, NO_BUDGET, NO_LOWER, NO_UPPER, NODES, OTHER, REAL_BUDGET, SMALL_LOG2,
-    STATE_SIZE, TAG_MASK, WORK_BITS, init_state, key_bits, layout, move_bits, payload_bits, workspace_size,
+    ABORT, BUDGET, EPOCH, EPOCH_BITS, EPOCH_MAX, GROW_AT, GROW_NODES, HASH_MUL, IDX_SHIFT, IN_SMALL, LAYOUT_SLOTS,
+    MAIN_PAIRS, MAX_EPOCH_BITS, MAX_LOG2, MIN_LOG2, NO_BUDGET, NO_LOWER, NO_UPPER, NODES, OTHER, REAL_BUDGET,
+    SMALL_LOG2, SMALL_PAIRS, STATE_SIZE, TAG_MASK, WORK_BITS, init_state, key_bits, layout, move_bits, payload_bits, workspace_size,
 )
 
 
@@ -143,8 +146,8 @@ def table_kernels(g, pairs: bool) -> SimpleNamespace:
     ONE = uint64(1)
     SHIFT_B = int64(pairs)  # a bucket's first word: the bucket number << SHIFT_B
     MOVEMASK = uint64((1 << move_bits(W)) - 1)
-    WSHIFT = 12 + move_bits(W)  # the work's bits
-    WORK = uint64(WSHIFT)
+    WSHIFT = 12 + move_bits(W)  # the work's lowest bit (a Python int: shifts an int64 field)
+    WORK = uint64(WSHIFT)  # the same, to shift a uint64 word
     WMASK = uint64((1 << WORK_BITS) - 1)
     SMALL_PAYMASK = (ONE << SMALL_PAY) - ONE
 
