@@ -229,6 +229,10 @@ class BookWriter:
     def analysis(self, key: int, scores: Iterable[int | None]) -> None:
         self._write(format_analysis_entry(key, scores))
 
+    def line(self, text: str) -> None:
+        """Append one line of another format (a journal's), flushed."""
+        self._write(text)
+
     def close(self) -> None:
         self._f.close()
 

@@ -5,8 +5,10 @@ most N stones where the second player is to move (from the empty board, or
 from ``--start``), a position and its mirror image once, is audited:
 
 * the engine's move: the real engine search (:class:`engine_svc.search.Engine`)
-  at each fixed depth of ``--depths``, with a fresh table, so it is
-  deterministic;
+  with a fresh table, at each fixed depth of ``--depths`` (deterministic)
+  and at each time budget of ``--movetime-ms`` (as ``engine:MS`` plays it:
+  iterative deepening on the clock, so the move may differ between runs
+  and machines; the journal keeps each audit as it was made);
 * the verdict, cheapest first: the weak outcome (win, draw or loss) of the
   engine's moves; only when one of them is not a win are the other columns
   tested, and only when one of those does better is the position solved
@@ -14,7 +16,7 @@ from ``--start``), a position and its mirror image once, is audited:
   from the opening and analysis books are used as they are and preloaded
   into the solver's table;
 * an entry (``<key> <best column> <score>``, the Connect4-rs format) only
-  where the engine's move at one of those depths throws away a win (the
+  where the engine's move at one of those settings throws away a win (the
   position is won, the move is not) or a draw (drawn, the move loses).
 
 The engine service loads this book beside the opening book and plays the
@@ -26,8 +28,8 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass
-from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -46,6 +48,32 @@ def sign(x: int) -> int:
 
 
 OUTCOME = {1: "win", 0: "draw", -1: "loss"}
+ENGINE_TABLE_MB = 64.0  # the table of engine:MS (engine_svc.players.ladder.EnginePlayer)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One way the engine is run in the audit: a fixed depth or a time budget."""
+
+    depth: int | None = None
+    movetime_ms: int | None = None
+
+    @property
+    def label(self) -> str:
+        return f"depth {self.depth}" if self.depth is not None else f"{self.movetime_ms} ms"
+
+    def play(self, pos: Position) -> tuple[int, int]:
+        """(column, depth of the last finished iteration), from a fresh table."""
+        from engine_svc.search import Engine
+
+        if self.depth is not None:
+            return Engine(pos.geometry, tt_mb=4).search(pos, max_depth=self.depth).column, self.depth
+        r = Engine(pos.geometry, tt_mb=ENGINE_TABLE_MB).search(pos, budget_ms=self.movetime_ms)
+        return r.column, r.depth
+
+
+def settings_of(depths: Iterable[int], movetimes: Iterable[int] = ()) -> list[Setting]:
+    return [Setting(depth=d) for d in depths] + [Setting(movetime_ms=ms) for ms in movetimes]
 
 
 @dataclass
@@ -54,9 +82,10 @@ class Finding:
     moves: list[int]
     best_column: int | None  # the perfect move; None when no entry is needed
     score: int | None  # the position's exact score; None when no entry is needed
-    engine_moves: dict[int, int]  # depth -> column (0-based)
-    engine_outcomes: dict[int, int]  # depth -> sign of the engine move's score
+    engine_moves: dict[str, int]  # setting label ("depth 12", "2000 ms") -> column (0-based)
+    engine_outcomes: dict[str, int]  # setting label -> sign of the engine move's score
     outcome: int = -1  # the position's outcome (sign), as far as the audit needed it
+    reached: dict[str, int] = field(default_factory=dict)  # setting label -> depth the search finished
 
     @property
     def thrown(self) -> bool:
@@ -68,14 +97,19 @@ class Finding:
     @classmethod
     def from_json(cls, line: str) -> Finding:
         d = json.loads(line)
-        for name in ("engine_moves", "engine_outcomes"):
-            d[name] = {int(k): int(v) for k, v in d[name].items()}
+        for name in ("engine_moves", "engine_outcomes", "reached"):
+            d[name] = {str(k): int(v) for k, v in d.get(name, {}).items()}
         return cls(**d)
 
     def comment(self, g: Geometry) -> str:
-        parts = [f"depth {d} plays {c + 1} ({OUTCOME[self.engine_outcomes[d]]})" for d, c in self.engine_moves.items()]
+        parts = [f"{label}{self._depth_note(label)} plays {c + 1} ({OUTCOME[self.engine_outcomes[label]]})"
+                 for label, c in self.engine_moves.items()]
         best_column, _ = self.entry()
         return f"{format_moves(self.moves, g) or 'start'}: {OUTCOME[self.outcome]} with {best_column + 1}; " + ", ".join(parts)
+
+    def _depth_note(self, label: str) -> str:
+        d = self.reached.get(label)
+        return f" (depth {d})" if d is not None and not label.startswith("depth ") else ""
 
     def entry(self) -> tuple[int, int]:
         """(perfect column, exact score): the book entry of a finding the engine throws away."""
@@ -95,9 +129,7 @@ class Audit(NamedTuple):
 
 def engine_move(pos: Position, depth: int) -> int:
     """The engine's move at a fixed depth, from a fresh table (deterministic)."""
-    from engine_svc.search import Engine
-
-    return Engine(pos.geometry, tt_mb=4).search(pos, max_depth=depth).column
+    return Setting(depth=depth).play(pos)[0]
 
 
 def positions(g: Geometry, stones: int, start: Position | None = None) -> list[Position]:
@@ -174,14 +206,16 @@ def known_from_books(paths: Iterable[Path], g: Geometry) -> dict[int, int]:
     return known
 
 
-def audit(pos: Position, depths: list[int], bs: BookSolver, known: dict[int, int]) -> Finding:
+def audit(pos: Position, settings: list[Setting], bs: BookSolver, known: dict[int, int]) -> Finding:
     """Engine moves and verdict for one position (second player to move).
 
     Weak outcomes first; an exact solve only for a position that gets an entry."""
-    moves = {d: engine_move(pos, d) for d in depths}
+    played = {s.label: s.play(pos) for s in settings}
+    moves = {label: c for label, (c, _) in played.items()}
+    reached = {label: d for label, (_, d) in played.items()}
     exact = known.get(pos.canonical_key())
     if exact is not None and exact < 0:  # lost whatever the engine plays: nothing to throw away
-        return Finding(pos.key(), list(pos.moves), None, exact, moves, dict.fromkeys(depths, -1), -1)
+        return Finding(pos.key(), list(pos.moves), None, exact, moves, dict.fromkeys(moves, -1), -1, reached)
     outcome_of: dict[int, int] = {}
 
     def outcome(c: int) -> int:
@@ -196,14 +230,15 @@ def audit(pos: Position, depths: list[int], bs: BookSolver, known: dict[int, int
     else:
         better = worst < 1 and any(outcome(c) > worst for c in pos.geometry.center_order() if pos.can_play(c))
     if not better:
-        return Finding(pos.key(), list(pos.moves), None, None, moves, outcomes, worst)
+        return Finding(pos.key(), list(pos.moves), None, None, moves, outcomes, worst, reached)
     bm = bs.best_move(pos, known.get)
     known[pos.canonical_key()] = bm.score
-    return Finding(pos.key(), list(pos.moves), bm.column, bm.score, moves, outcomes, sign(bm.score))
+    return Finding(pos.key(), list(pos.moves), bm.column, bm.score, moves, outcomes, sign(bm.score), reached)
 
 
-def load_journal(path: Path | None, depths: list[int]) -> dict[int, Finding]:
-    """Audits of an interrupted run (same depths), by key; unreadable lines are skipped."""
+def load_journal(path: Path | None, settings: list[Setting]) -> dict[int, Finding]:
+    """Audits of an interrupted run (same settings), by key; unreadable lines are skipped."""
+    labels = sorted(s.label for s in settings)
     done: dict[int, Finding] = {}
     if path is None or not path.exists():
         return done
@@ -212,17 +247,18 @@ def load_journal(path: Path | None, depths: list[int]) -> dict[int, Finding]:
             f = Finding.from_json(line)
         except (ValueError, TypeError, KeyError, AttributeError):
             continue
-        if sorted(f.engine_moves) == sorted(depths):
+        if sorted(f.engine_moves) == labels:
             done[f.key] = f
     return done
 
 
-def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | None = None,
+def generate(g: Geometry, stones: int, settings: list[Setting] | list[int], *, start: Position | None = None,
              known: dict[int, int] | None = None, progress: Progress | None = None,
              tt_log2: int | None = None, along: MoveBook | None = None, deviate: bool = False,
              min_stones: int = 0, max_seconds: float | None = None,
              journal: Path | None = None, shard: tuple[int, int] = (0, 1)) -> Audit:
-    """Audit the engine's fixed-depth moves against the solver (see :class:`Audit`).
+    """Audit the engine's moves against the solver (see :class:`Audit`);
+    ``settings``: :class:`Setting` values, or whole numbers for fixed depths.
 
     ``max_seconds``: audit no new position after that long; the positions
     audited count (the caller says so in the header). ``journal``: every
@@ -231,9 +267,10 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
     ``shard`` (i, n): only every n-th position from the i-th (several
     processes, each with its own journal; a run over the joined journals
     then writes the whole book)."""
+    runs = [s if isinstance(s, Setting) else Setting(depth=s) for s in settings]
     bs = BookSolver(g, tt_log2=tt_log2)
     known = dict(known or {})
-    done = load_journal(journal, depths)
+    done = load_journal(journal, runs)
     for journaled in done.values():
         if journaled.score is not None:
             known[Position.from_moves(journaled.moves, g).canonical_key()] = journaled.score
@@ -254,7 +291,7 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
             if f is None:
                 if max_seconds is not None and time.monotonic() - t0 > max_seconds:
                     continue  # out of time: journaled audits still count
-                f = audit(pos, depths, bs, known)
+                f = audit(pos, runs, bs, known)
                 if out is not None:
                     out.write(f.to_json() + "\n")
                     out.flush()
@@ -272,8 +309,24 @@ def generate(g: Geometry, stones: int, depths: list[int], *, start: Position | N
     return Audit(findings, audited, len(todo))
 
 
-def header(g: Geometry, stones: int, depths: list[int], audited: int, n: int, start: Position | None,
-           notes: list[str], along: str | None = None, deviate: bool = False, min_stones: int = 0) -> str:
+def _options(runs: list[Setting]) -> str:
+    depths = [str(s.depth) for s in runs if s.depth is not None]
+    times = [str(s.movetime_ms) for s in runs if s.movetime_ms is not None]
+    return ((f" --depths {','.join(depths)}" if depths else "") + (f" --movetime-ms {','.join(times)}" if times else ""))
+
+
+def _searches(runs: list[Setting]) -> str:
+    depths = [str(s.depth) for s in runs if s.depth is not None]
+    times = [str(s.movetime_ms) for s in runs if s.movetime_ms is not None]
+    parts = ([f"at fixed depths {','.join(depths)}"] if depths else []) + (
+        [f"as engine:MS plays, MS = {','.join(times)} (clock, {ENGINE_TABLE_MB:.0f} MB table)"] if times else [])
+    return " and ".join(parts)
+
+
+def header(g: Geometry, stones: int, settings: list[Setting] | list[int], audited: int, n: int,
+           start: Position | None, notes: list[str], along: str | None = None, deviate: bool = False,
+           min_stones: int = 0) -> str:
+    runs = [s if isinstance(s, Setting) else Setting(depth=s) for s in settings]
     where = "the empty board" if start is None or not start.moves else f"the position {format_moves(start.moves, g)}"
     scope = (f"Audit: every position with {min_stones} to {stones} stones that the second player (the engine)\n"
              f"meets when the first player follows the book {along}"
@@ -285,10 +338,10 @@ def header(g: Geometry, stones: int, depths: list[int], audited: int, n: int, st
     return "\n".join([
         f"Connect Four corrective book, {g.name} (Connect4-rs format: <key hex> <best column 1-{g.width}> <score>).",
         scope,
-        "An entry only where the",
-        f"engine's fixed-depth search (engine_svc.search.Engine, depths {','.join(map(str, depths))}) throws away a",
-        "win or a draw; the entry is the solver's perfect move and the position's exact score.",
-        f"Entries: {n}. Made by: c4 bookgen corrective --stones {stones} --depths {','.join(map(str, depths))}"
+        "An entry only where the engine's search (engine_svc.search.Engine, a fresh table a position)",
+        f"{_searches(runs)}, throws away a win or a draw;",
+        "the entry is the solver's perfect move and the position's exact score.",
+        f"Entries: {n}. Made by: c4 bookgen corrective --stones {stones}{_options(runs)}"
         + (f" --start {format_moves(start.moves, g)}" if start is not None and start.moves else "")
         + (f" --along {along}" if along else "") + (" --deviate" if deviate else "")
         + (f" --min-stones {min_stones}" if min_stones else "") + ".",
@@ -320,13 +373,16 @@ def parse_shard(text: str) -> tuple[int, int]:
     return int(i), int(n)
 
 
-def check_counts(g: Geometry, stones: int, min_stones: int, depths: list[int]) -> None:
+def check_counts(g: Geometry, stones: int, min_stones: int, depths: list[int],
+                 movetimes: Sequence[int] = ()) -> None:
     """ValueError naming the option when the audit's bounds make no sense on ``g``."""
+    if not depths and not movetimes:
+        raise ValueError("give --depths or --movetime-ms (or both): the engine settings to audit")
     if not 1 <= stones < g.cells:
         raise ValueError(f"--stones must be in 1..{g.cells - 1} on a {g.name} board, got {stones}")
     if not 0 <= min_stones <= stones:
         raise ValueError(f"--min-stones must be in 0..{stones} (at most --stones), got {min_stones}")
-    if not depths or any(not 1 <= d <= g.cells for d in depths):
+    if any(not 1 <= d <= g.cells for d in depths):
         raise ValueError(f"--depths must be search depths in 1..{g.cells}, got {depths}")
 
 
@@ -340,9 +396,13 @@ def main(args) -> int:
         g = Geometry.parse(args.size)
         require_single_word(g, "the corrective book (the exact solver)")
         start = Position.parse(args.start, g) if getattr(args, "start", "") else None
-        depths = args.depths if isinstance(args.depths, list) else [int(d) for d in args.depths.split(",") if d.strip()]
+        movetimes = list(getattr(args, "movetime_ms", None) or [])
+        depths = args.depths if args.depths is not None else ([] if movetimes else [12, 13])
+        if not isinstance(depths, list):
+            depths = [int(d) for d in depths.split(",") if d.strip()]
         shard = parse_shard(getattr(args, "shard", None) or "0/1")
-        check_counts(g, args.stones, args.min_stones, depths)
+        check_counts(g, args.stones, args.min_stones, depths, movetimes)
+        runs = settings_of(depths, movetimes)
     except (Connect4Error, ValueError) as exc:
         print(f"c4 bookgen corrective: {exc}", file=sys.stderr)
         return 2
@@ -358,7 +418,7 @@ def main(args) -> int:
     if along is not None:
         books = list(books) + [args.along]
     journal = out.with_name(out.name + ".journal")
-    findings, audited, planned = generate(g, args.stones, depths, start=start, known=known_from_books(books, g),
+    findings, audited, planned = generate(g, args.stones, runs, start=start, known=known_from_books(books, g),
                                  progress=Progress("positions"), along=along, deviate=args.deviate,
                                  min_stones=args.min_stones, max_seconds=args.max_seconds,
                                  journal=journal, shard=shard)
@@ -372,7 +432,7 @@ def main(args) -> int:
     if not check_before_writing(args, checked, "c4 bookgen corrective"):
         print(f"c4 bookgen corrective: the audits stay in {journal}", file=sys.stderr)
         return 1
-    write(out, g, findings, header(g, args.stones, depths, audited, len(findings), start, args.note,
+    write(out, g, findings, header(g, args.stones, runs, audited, len(findings), start, args.note,
                                    Path(args.along).name if along is not None else None, args.deviate,
                                    args.min_stones))
     if audited == planned and shard == (0, 1):

@@ -20,6 +20,10 @@ the shallow roots cheap too: a cold root alone would cost more than the
 whole tree below it. Where the solver's move differs from the guess, its
 subtree is expanded when the result comes in; the nodes solved below a wrong
 guess are not in the book.
+
+With ``ties`` the book side plays every move of the best score, not only the
+centre-most one (``bookgen.ties`` tasks), so a book that breaks ties another
+way stays inside this tree; each entry still holds the centre-most move.
 Results live in Redis (and in an append-only journal next to the book), so a
 rerun after an interruption skips everything already solved. A task that
 got lost (its worker vanished with its connection) is sent again after
@@ -36,7 +40,8 @@ from pathlib import Path
 from collections.abc import Callable
 
 from connect4 import Geometry, Position
-from connect4.book import BookWriter, MoveBook, format_move_entry
+from connect4.book import AnalysisBook, BookWriter, MoveBook, format_move_entry
+from connect4.errors import Connect4Error
 from connect4.keys import position_from_key
 from connect4.notation import format_moves
 
@@ -80,6 +85,7 @@ class OpeningCoordinator:
         resend_after_s: float = 4 * 3600,
         on_poll: Callable[[], None] | None = None,
         guess: Callable[[Position], int] | None = None,
+        ties: bool = False,
     ):
         self.g = geometry
         self.store = store
@@ -93,12 +99,21 @@ class OpeningCoordinator:
         self.resend_after_s = resend_after_s
         self.on_poll = on_poll
         self.guess = guess  # the book side's likely best move (0-based), for deepest-first sending
+        self.ties = ties  # expand every move of the best score (results from bookgen.ties)
+
+    def _lookup(self, keys: list[int]) -> list[tuple[int, int, tuple[int, ...]] | None]:
+        """(best column, score, the columns expanded) of canonical keys, or None."""
+        if self.ties:
+            return [None if t is None else (t[0][0], t[1], t[0]) for t in self.store.ties_of(keys)]
+        return [None if b is None else (b[0], b[1], (b[0],)) for b in self.store.bests(keys)]
 
     # -- journal ----------------------------------------------------------------------
     def _load_journal(self) -> int:
         """Put the journal's entries (from an interrupted run) into the store."""
         if not self.journal_path or not self.journal_path.exists():
             return 0
+        if self.ties:
+            return load_ties_journal(self.journal_path, self.store)
         book = MoveBook.load(self.journal_path, self.g)
         pipe = self.store.r.pipeline()
         for key, e in book.entries.items():
@@ -111,9 +126,10 @@ class OpeningCoordinator:
     def run(self) -> OpeningResult:
         t0 = time.monotonic()
         self._load_journal()
-        journal = BookWriter(self.journal_path) if self.journal_path else None
+        journal = BookWriter(self.journal_path) if self.journal_path else None  # ties: format_ties_entry lines
         nodes: dict[int, Position] = {}  # every node discovered, by canonical key
         results: dict[int, tuple[int, int]] = {}  # key -> (0-based column, score)
+        played: dict[int, tuple[int, ...]] = {}  # key -> the book side's moves expanded (its ties)
         children: dict[tuple[int, int], list[int]] = {}  # (key, column) -> the nodes after it and a reply
         fresh: deque[Position] = deque()  # discovered, not yet looked up
         pending: dict[int, float] = {}  # key -> when its task was sent
@@ -157,10 +173,9 @@ class OpeningCoordinator:
             unknown: list[Position] = []
             while fresh:
                 batch = [fresh.popleft() for _ in range(min(len(fresh), 500))]
-                for pos, found in zip(batch, self.store.bests([p.key() for p in batch]), strict=True):
+                for pos, found in zip(batch, self._lookup([p.key() for p in batch]), strict=True):
                     if found is not None:
-                        results[pos.key()] = found
-                        expand(pos.key(), found[0])
+                        record(pos.key(), found)
                     else:
                         unknown.append(pos)
                         if self.guess is not None and pos.ply + 2 < self.limit:  # nothing below the last level
@@ -172,10 +187,17 @@ class OpeningCoordinator:
                 sent += 1
                 pending[pos.key()] = now
 
+        def record(key: int, found: tuple[int, int, tuple[int, ...]]) -> None:
+            results[key] = found[:2]
+            played[key] = found[2]
+            for col in found[2]:
+                expand(key, col)
+
         def book_tree(root: int | None) -> tuple[list[int], list[int]]:
             """(nodes of the book's tree, those of them without a result):
             from the start, each node expanded below its solved best move
-            (none when the start is past the book's last ply)."""
+            (each of its tied moves with ``ties``; none when the start is
+            past the book's last ply)."""
             tree: list[int] = []
             missing: list[int] = []
             if root is None:
@@ -187,10 +209,11 @@ class OpeningCoordinator:
                 if key not in results:
                     missing.append(key)
                     continue
-                for k in children[(key, results[key][0])]:
-                    if k not in seen:
-                        seen.add(k)
-                        stack.append(k)
+                for col in played[key]:
+                    for k in children[(key, col)]:
+                        if k not in seen:
+                            seen.add(k)
+                            stack.append(k)
             return tree, missing
 
         root = discover(self.start)
@@ -202,15 +225,16 @@ class OpeningCoordinator:
                 if self.on_poll:
                     self.on_poll()
                 keys = list(pending)
-                for key, found in zip(keys, self.store.bests(keys), strict=True):
+                for key, found in zip(keys, self._lookup(keys), strict=True):
                     if found is None:
                         continue
                     del pending[key]
                     solved_now += 1
-                    results[key] = found
-                    if journal:
+                    if journal and self.ties:
+                        journal.line(format_ties_entry(key, found[2], found[1]))
+                    elif journal:
                         journal.move(key, found[0], found[1])
-                    expand(key, found[0])
+                    record(key, found)
                 settle()
                 tree, missing = book_tree(root)
                 now = time.monotonic()
@@ -235,6 +259,41 @@ class OpeningCoordinator:
         return OpeningResult(entries, solved_now, time.monotonic() - t0, sent, resent, dict(sorted(by_ply.items())))
 
 
+def format_ties_entry(key: int, columns: tuple[int, ...], score: int) -> str:
+    """A line of the ties journal: ``<key hex> <c1,c2,..> <score>`` (1-based, centre first)."""
+    return f"{key:x} {','.join(str(c + 1) for c in columns)} {score}"
+
+
+def load_ties_journal(path: Path, store: ResultStore) -> int:
+    """Put a ties journal's lines into the store (a torn or bad line is skipped)."""
+    n = 0
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        parts = line.split()
+        try:
+            key, cols, score = int(parts[0], 16), [int(c) - 1 for c in parts[1].split(",")], int(parts[2])
+            pos = position_from_key(key, store.g)
+        except (ValueError, IndexError, Connect4Error):
+            continue
+        if len(parts) == 3 and cols and all(pos.can_play(c) for c in cols):
+            store.put_ties(pos, cols, score)
+            n += 1
+    return n
+
+
+def seed_ties(store: ResultStore, book: AnalysisBook) -> int:
+    """Every column of the best score of each position an analysis book holds,
+    into the store: those positions need no task. Returns how many."""
+    n = 0
+    for key, scores in book.entries.items():
+        present = [s for s in scores if s is not None]
+        if not present:
+            continue
+        best = max(present)
+        store.put_ties(position_from_key(key, store.g), [c for c, s in enumerate(scores) if s == best], best)
+        n += 1
+    return n
+
+
 def _stones(key: int, g: Geometry) -> int:
     """Stones of the position with this key: the bits below each column's marker."""
     n = 0
@@ -244,18 +303,23 @@ def _stones(key: int, g: Geometry) -> int:
     return n
 
 
-def book_header(g: Geometry, start: Position, plies: int, n: int, notes: list[str] | None = None) -> str:
+def book_header(g: Geometry, start: Position, plies: int, n: int, notes: list[str] | None = None,
+                ties: bool = False) -> str:
     """The deterministic header of an opening book (no times, no machine)."""
     where = "the empty board" if not start.moves else f"the position {format_moves(start.moves, g)} (or its mirror image)"
     side = "first" if start.ply % 2 == 0 else "second"
+    tree = ([f"Tree: from {where}, the {side} player plays every move of the best score (each entry: the",
+             "centre-most of them) and every reply of the other player is expanded; a position and its mirror image are"]
+            if ties else
+            [f"Tree: from {where}, the {side} player plays the solver's best move (highest score, centre first",
+             "on ties) and every reply of the other player is expanded; a position and its mirror image are"])
     lines = [
         f"Connect Four opening book, {g.name} (Connect4-rs format: <key hex> <best column 1-{g.width}> <score>).",
         "Keys are Pascal Pons' keys; scores are Pons' (positive: the side to move wins, sooner is larger).",
-        f"Tree: from {where}, the {side} player plays the solver's best move (highest score, centre first",
-        "on ties) and every reply of the other player is expanded; a position and its mirror image are",
+        *tree,
         f"stored once (the smaller key). Positions with {start.ply} to {start.ply + plies - 1} stones: {n} entries.",
         f"Made by: c4 bookgen opening --size {g.name} --plies {plies}"
-        + (f" --start {format_moves(start.moves, g)}" if start.moves else "")
+        + (f" --start {format_moves(start.moves, g)}" if start.moves else "") + (" --all-ties" if ties else "")
         + " (numba exact solver, solver_svc.solver; every entry solved, none assumed).",
     ]
     lines += notes or []

@@ -32,6 +32,7 @@ class BestMove:
     column: int  # 0-based, for the position as given
     score: int
     nodes: int
+    ties: tuple[int, ...] | None = None  # with ties=True: every column of that score, centre first
 
 
 def _no_known(_key: int) -> None:
@@ -98,6 +99,15 @@ class BookSolver:
             self.nodes += self.solver.last_nodes
         return not above  # the child's score is at most s_max
 
+    def _at_least(self, child: Position, best: int) -> bool:
+        """Is the child's score, seen from its parent, at least ``best``?
+        (``s <= -best``: one null-window search at that bound.)"""
+        try:
+            above = self.solver.test(child, -best, node_budget=self.node_budget)
+        finally:
+            self.nodes += self.solver.last_nodes
+        return not above
+
     def weak(self, pos: Position, known: Known = _no_known) -> int:
         """-1, 0 or 1: the sign of the position's score."""
         k = known(pos.canonical_key())
@@ -116,44 +126,55 @@ class BookSolver:
             return 0
         return -self.weak(child, known)
 
-    def best_move(self, pos: Position, known: Known = _no_known) -> BestMove:
+    def best_move(self, pos: Position, known: Known = _no_known, ties: bool = False) -> BestMove:
         """The perfect player's move: highest score, centre-first on ties.
 
         The centre-most candidate is solved exactly; every other column is
         only tested for being strictly better (a null window), and solved
         exactly when it is. Columns that hand the opponent an immediate win
-        are scored without search.
+        are scored without search. ``ties``: also every other column of the
+        best score (``BestMove.ties``): each column is then tested for being
+        at least as good, and only those that are for being better, so a
+        column that is worse still costs one null window.
         """
         g = self.g
         n0 = self.nodes
         order = [c for c in g.center_order() if pos.can_play(c)]
         wins = [c for c in order if pos.is_winning_move(c)]
         if wins:
-            return BestMove(wins[0], self.win_now(pos), 0)
+            return BestMove(wins[0], self.win_now(pos), 0, tuple(wins) if ties else None)
         best_col, best = None, None
+        tied: list[int] = []
+
+        def take(c: int, s: int) -> None:
+            nonlocal best_col, best, tied
+            if best is None or s > best:
+                best_col, best, tied = c, s, [c]
+            elif s == best:
+                tied.append(c)
+
         for c in order:
             child = pos.played(c)
             if child.is_over:  # the last cell: a draw
-                s = 0
-                if best is None or s > best:
-                    best_col, best = c, s
+                take(c, 0)
                 continue
             if child.can_win_next():  # hands over a win: known score, no search
-                s = -((g.cells + 1 - child.ply) // 2)
-                if best is None or s > best:
-                    best_col, best = c, s
+                take(c, -((g.cells + 1 - child.ply) // 2))
                 continue
             if best is None:
-                best_col, best = c, self.child_score(pos, c, known)
+                take(c, self.child_score(pos, c, known))
                 continue
             kv = known(child.canonical_key())
             if kv is not None:
-                if -kv > best:
-                    best_col, best = c, -kv
+                take(c, -kv)
                 continue
-            if best >= (g.cells - 1 - pos.ply) // 2:
-                break  # nothing beats a win with our next stone (no immediate win exists)
-            if self._better(child, best):
-                best_col, best = c, self.child_score(pos, c, known)
+            if not ties:
+                if best >= (g.cells - 1 - pos.ply) // 2:
+                    break  # nothing beats a win with our next stone (no immediate win exists)
+                if self._better(child, best):
+                    best_col, best = c, self.child_score(pos, c, known)
+                continue
+            if self._at_least(child, best):
+                take(c, self.child_score(pos, c, known) if self._better(child, best) else best)
         assert best_col is not None and best is not None  # the game goes on: some column is playable
-        return BestMove(best_col, best, self.nodes - n0)
+        return BestMove(best_col, best, self.nodes - n0, tuple(tied) if ties else None)

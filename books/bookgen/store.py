@@ -9,6 +9,9 @@ position and its mirror share one entry)::
                                  (``x`` = full), for the smaller orientation
     c4:bookgen:G:best      hash  key -> "column score": the perfect player's
                                  move (1-based, smaller orientation) and score
+    c4:bookgen:G:ties      hash  key -> "c1,c2,.. score": every column of the
+                                 best score (1-based, smaller orientation,
+                                 centre first) and the score
     c4:bookgen:G:starts    hash  key -> how many times a task started on it
     c4:bookgen:running     hash  "host:pid" -> "G key": task in progress
 
@@ -53,6 +56,7 @@ class ResultStore:
         self.k_score = f"{base}:score"
         self.k_analysis = f"{base}:analysis"
         self.k_best = f"{base}:best"
+        self.k_ties = f"{base}:ties"
         self.k_starts = f"{base}:starts"
         self.k_running = f"{PREFIX}:running"
 
@@ -116,6 +120,35 @@ class ResultStore:
         pipe.hset(self.k_score, f"{key:x}", score)
         pipe.execute()
 
+    # -- tied best moves ------------------------------------------------------------
+    def ties_of(self, keys: Sequence[int]) -> list[tuple[tuple[int, ...], int] | None]:
+        """(every 0-based column of the best score, centre first; the score) of
+        canonical keys, in the smaller orientation; None where not known."""
+        if not keys:
+            return []
+        vals = self.r.hmget(self.k_ties, [f"{k:x}" for k in keys])
+        out: list[tuple[tuple[int, ...], int] | None] = []
+        for v in vals:
+            if v is None:
+                out.append(None)
+                continue
+            cols, score = _text(v).split()
+            out.append((tuple(int(c) - 1 for c in cols.split(",")), int(score)))
+        return out
+
+    def put_ties(self, pos: Position, columns: Sequence[int], score: int) -> None:
+        """Store every column of the best score (0-based, for ``pos`` as given);
+        the first in centre order of the smaller orientation is also its best
+        move, and the score goes to the score hash."""
+        key, flipped = canonical(pos)
+        w = self.g.width
+        cols = sorted({w - 1 - c if flipped else c for c in columns}, key=self.g.center_order().index)
+        pipe = self.r.pipeline()
+        pipe.hset(self.k_ties, f"{key:x}", f"{','.join(str(c + 1) for c in cols)} {score}")
+        pipe.hset(self.k_best, f"{key:x}", f"{cols[0] + 1} {score}")
+        pipe.hset(self.k_score, f"{key:x}", score)
+        pipe.execute()
+
     def _orient(self, v: bytes | str, flipped: bool) -> tuple[int, int]:
         col, score = (int(x) for x in _text(v).split())
         col -= 1
@@ -138,7 +171,7 @@ class ResultStore:
         return {_text(k): _text(v) for k, v in self.r.hgetall(self.k_running).items()}
 
     def clear(self) -> None:
-        self.r.delete(self.k_score, self.k_analysis, self.k_best, self.k_starts)
+        self.r.delete(self.k_score, self.k_analysis, self.k_best, self.k_ties, self.k_starts)
 
 
 def worker_id() -> str:

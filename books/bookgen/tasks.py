@@ -182,6 +182,26 @@ def best(size: str, moves: list[int]) -> dict:
     return {"column": found[0] + 1, "score": found[1]}
 
 
+@app.task(name="bookgen.ties", ignore_result=True, **RETRY)
+def ties(size: str, moves: list[int]) -> dict:
+    """Every column of the best score of a position, and the score."""
+    g, pos = _position(size, moves)
+    store = STATE.store(g)
+    key, flipped = canonical(pos)
+    found = store.ties_of([key])[0]
+    if found is not None and flipped:  # stored for the mirror image
+        found = (tuple(g.width - 1 - c for c in found[0]), found[1])
+    if found is None:
+        with _Running(store, pos):
+            bm = STATE.solver(g).best_move(pos, _proved_scores(store, g, pos), ties=True)
+            assert bm.ties is not None
+            store.put_ties(pos, bm.ties, bm.score)
+            found = (bm.ties, bm.score)
+            log.info("ties", extra={"board": g.name, "moves": len(moves), "columns": [c + 1 for c in bm.ties],
+                                    "score": bm.score, "nodes": bm.nodes, "pid": os.getpid()})
+    return {"columns": [c + 1 for c in found[0]], "score": found[1]}
+
+
 @app.task(name="bookgen.solve", ignore_result=True, **RETRY)
 def solve(size: str, moves: list[int]) -> dict:
     """The exact score of a position."""

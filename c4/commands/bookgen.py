@@ -2,7 +2,7 @@
 
     c4 bookgen opening --size 7x6 --plies N [--local-workers K] [--out FILE]
     c4 bookgen worker [--concurrency N]
-    c4 bookgen corrective --stones N --depths 12,13 [--out FILE] [--shard I/N] [--max-seconds S]
+    c4 bookgen corrective --stones N [--depths 12,13] [--movetime-ms 2000] [--out FILE] [--shard I/N] [--max-seconds S]
 
 See docs/bookgen.md.
 """
@@ -38,6 +38,10 @@ def register(sub) -> None:
     op.add_argument("--guess-depth", type=argtypes.int_in(0, 42), default=12, metavar="D",
                     help="expand unsolved nodes below the engine's depth-D move and send the deepest positions "
                          "first (default 12; 0: expand only below solved moves, roots first)")
+    op.add_argument("--all-ties", action="store_true",
+                    help="the book side plays every move of the best score, not only the centre-most (bookgen.ties)")
+    op.add_argument("--ties-from", metavar="BOOK", type=argtypes.existing_file, default=None,
+                    help="with --all-ties: an analysis book whose positions need no task")
     op.add_argument("--worker-logs", help="folder for local worker logs (default: a temporary folder)")
     op.add_argument("--worker-restarts", type=argtypes.int_in(0, 100), default=3, metavar="N",
                     help="start a local worker that died again up to N times (default 3); one more death ends the run")
@@ -52,8 +56,10 @@ def register(sub) -> None:
 
     co = inner.add_parser("corrective", help="audit the engine's early moves against the solver")
     co.add_argument("--stones", type=argtypes.int_in(1), required=True, help="audit positions with up to N stones")
-    co.add_argument("--depths", type=argtypes.int_list(1, 42), default="12,13",
-                    help="fixed engine search depths to audit, each 1..42 (default 12,13)")
+    co.add_argument("--depths", type=argtypes.int_list(1, 42), default=None,
+                    help="fixed engine search depths to audit, each 1..42 (default 12,13 without --movetime-ms)")
+    co.add_argument("--movetime-ms", type=argtypes.int_list(1, 600000), default=None, metavar="MS",
+                    help="audit the engine as engine:MS plays (on the clock), e.g. 2000; comma list")
     co.add_argument("--size", default="7x6")
     co.add_argument("--out", help="book file (default books/<size>-corrective.txt)")
     co.add_argument("--start", default="", help="audit below this position instead of the empty board")
@@ -140,6 +146,19 @@ def run_opening(args) -> int:
     except OutputError as exc:
         print(f"c4 bookgen: --out: {exc}", file=sys.stderr)
         return 2
+    if args.ties_from and not args.all_ties:
+        print("c4 bookgen: --ties-from needs --all-ties", file=sys.stderr)
+        return 2
+    seed = None
+    if args.ties_from:
+        from connect4.book import AnalysisBook
+        from connect4.bookset import is_analysis_file
+
+        if not is_analysis_file(Path(args.ties_from), g):
+            print(f"c4 bookgen: --ties-from: {args.ties_from} is not a {g.name} analysis book", file=sys.stderr)
+            return 2
+        seed = AnalysisBook.load(args.ties_from, g)
+    journal_path = Path(str(out) + (".ties.journal" if args.all_ties else ".journal"))
     redis_proc = LocalRedis(args.start_redis).start() if args.start_redis else None
     url = redis_proc.url if redis_proc else _redis_url(args)
     workers: LocalWorkers | None = None
@@ -148,12 +167,17 @@ def run_opening(args) -> int:
         store = ResultStore.from_url(url, g)
         if args.fresh:
             store.clear()
-            Path(str(out) + ".journal").unlink(missing_ok=True)
+            journal_path.unlink(missing_ok=True)
+        if seed is not None:
+            from books.bookgen.opening import seed_ties
+
+            print(f"c4 bookgen: {seed_ties(store, seed)} positions' tied moves from {args.ties_from}", file=sys.stderr)
         app = make_app(url)
         queue = settings().queue
+        task = "bookgen.ties" if args.all_ties else "bookgen.best"
 
         def submit(pos):
-            app.send_task("bookgen.best", args=[g.name, [c + 1 for c in pos.moves]], queue=queue)
+            app.send_task(task, args=[g.name, [c + 1 for c in pos.moves]], queue=queue)
 
         if args.local_workers > 0:
             def restarted(n: int, code: int) -> None:
@@ -166,7 +190,7 @@ def run_opening(args) -> int:
                                    max_restarts=args.worker_restarts, on_restart=restarted).start()
             print(f"c4 bookgen: {args.local_workers} local worker(s), logs in {workers.log_dir}", file=sys.stderr)
         coord = OpeningCoordinator(
-            g, store, submit, plies=args.plies, start=start, journal=str(out) + ".journal",
+            g, store, submit, plies=args.plies, start=start, journal=journal_path, ties=args.all_ties,
             progress=Progress("positions"),
             resend_after_s=args.resend_after if args.resend_after else settings().visibility_timeout + 60,
             on_poll=workers.check if workers else None,
@@ -176,8 +200,9 @@ def run_opening(args) -> int:
         if not check_before_writing(args, opening_entries(g, result.entries), "c4 bookgen"):
             print("c4 bookgen: the solved positions stay in Redis and in the journal", file=sys.stderr)
             return 1
-        write_book(out, result.entries, book_header(g, start, args.plies, len(result.entries), args.note))
-        Path(str(out) + ".journal").unlink(missing_ok=True)
+        write_book(out, result.entries, book_header(g, start, args.plies, len(result.entries), args.note,
+                                                   ties=args.all_ties))
+        journal_path.unlink(missing_ok=True)
         per_ply = ", ".join(f"{p} stones: {n}" for p, n in result.by_ply.items())
         print(f"c4 bookgen: wrote {out}: {len(result.entries)} positions ({per_ply}); solved in this run "
               f"{result.solved_now}, {result.elapsed_s:.1f} s", file=sys.stderr)

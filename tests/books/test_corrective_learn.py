@@ -51,6 +51,34 @@ def test_corrective_entries_are_exactly_the_engine_blunders(tmp_path):
     assert [(f.key, f.best_column, f.score) for f in again] == [(f.key, f.best_column, f.score) for f in findings]
 
 
+def test_a_timed_audit_books_exactly_the_blunders_of_the_moves_it_recorded(tmp_path):
+    """``--movetime-ms``: the engine on the clock, as engine:MS plays. Its moves
+    are not reproducible, so the journal's recorded moves are checked."""
+    g = Position().geometry
+    start = Position.parse(START[:21])
+    journal = tmp_path / "timed.journal"
+    timed = corrective.Setting(movetime_ms=1)  # short enough to blunder now and then
+    findings, audited, _ = generate(g, start.ply + 3, [timed], start=start, tt_log2=20, journal=journal)
+    audits = [corrective.Finding.from_json(line) for line in journal.read_text().splitlines()]
+    assert len(audits) == audited > 10 and all(set(a.engine_moves) == {"1 ms"} for a in audits)
+    assert all(a.reached.keys() == {"1 ms"} for a in audits)  # the depth each search finished (0: none)
+    s = Solver(tt_log2=20)
+    flagged = {f.key for f in findings}
+    for a in audits:
+        pos = Position.from_moves(a.moves, g)
+        scores = s.analyze(pos)
+        best = max(v for v in scores if v is not None)
+        assert (_sign(scores[a.engine_moves["1 ms"]]) < _sign(best)) == (a.key in flagged), a.moves
+    out = tmp_path / "corrective.txt"
+    write(out, g, findings, header(g, start.ply + 3, [timed], audited, len(findings), start, []))
+    text = out.read_text()
+    assert "--movetime-ms 1" in text and "as engine:MS plays, MS = 1 " in text
+    assert all(f"1 ms (depth {f.reached['1 ms']}) plays" in text for f in findings), text
+    threw = corrective.Finding(1, [3, 3], 3, 2, {"2000 ms": 0, "depth 12": 3}, {"2000 ms": 0, "depth 12": 1}, 1,
+                               {"2000 ms": 21, "depth 12": 12})
+    assert threw.comment(g).endswith(": win with 4; 2000 ms (depth 21) plays 1 (draw), depth 12 plays 4 (win)")
+
+
 def test_an_interrupted_audit_resumes_from_its_journal(tmp_path, monkeypatch):
     g = Position().geometry
     start = Position.parse(START)
@@ -60,7 +88,7 @@ def test_an_interrupted_audit_resumes_from_its_journal(tmp_path, monkeypatch):
     assert len(lines) == audited
     # a torn last line and a line of other depths are skipped, not trusted
     journal.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:10] + "\n"
-                       + lines[0].replace('"engine_moves": {"2"', '"engine_moves": {"3"') + "\n")
+                       + lines[0].replace('"engine_moves": {"depth 2"', '"engine_moves": {"depth 3"') + "\n")
     redone = []
     real_audit = corrective.audit
     monkeypatch.setattr(corrective, "audit", lambda pos, *a: redone.append(pos.key()) or real_audit(pos, *a))
