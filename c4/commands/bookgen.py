@@ -3,6 +3,7 @@
     c4 bookgen opening --size 7x6 --plies N [--local-workers K] [--out FILE]
     c4 bookgen worker [--concurrency N]
     c4 bookgen corrective --stones N [--depths 12,13] [--movetime-ms 2000] [--out FILE] [--shard I/N] [--max-seconds S]
+    c4 bookgen merge-corrective NEW OLD --out FILE
 
 See docs/bookgen.md.
 """
@@ -78,6 +79,13 @@ def register(sub) -> None:
     co.add_argument("--note", action="append", default=[], help="an extra header line (repeatable)")
     add_check_options(co)
     co.set_defaults(run=run_corrective)
+
+    mc = inner.add_parser("merge-corrective", help="join a new corrective audit with the book it extends")
+    mc.add_argument("new", type=argtypes.existing_file, help="the new audit's book (it comes first and wins)")
+    mc.add_argument("old", type=argtypes.existing_file, help="the earlier book (kept after it, minus superseded entries)")
+    mc.add_argument("--out", required=True, help="the joined book (may be OLD itself)")
+    mc.add_argument("--size", default="7x6")
+    mc.set_defaults(run=run_merge_corrective)
 
 
 def add_check_options(p) -> None:
@@ -241,3 +249,15 @@ def run_corrective(args) -> int:
             print(f"c4 bookgen corrective: --out: {exc}", file=sys.stderr)
             return 2
     return corrective_main(args)
+
+
+def run_merge_corrective(args) -> int:
+    from books.bookgen.corrective_merge import main as merge_main
+    from c4.outputs import OutputError, check_file
+
+    try:
+        check_file(args.out)
+    except OutputError as exc:
+        print(f"c4 bookgen merge-corrective: --out: {exc}", file=sys.stderr)
+        return 2
+    return merge_main(args)
