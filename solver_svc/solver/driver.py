@@ -7,6 +7,8 @@ and returns these entry points:
 * ``solve_pos`` — exact (or weak) score of one position;
 * ``analyze_pos`` — the score of every column;
 * ``test_pos`` — one null-window search: is the score above a bound?
+* ``window_pos`` — one null-window search and its fail-hard value (the
+  parallel solve's unit of work, :mod:`.parallel`);
 * ``run_batch`` — many positions given as move lists: replays and checks
   every move (off the board, full column, a move that wins at once, as
   Pons' c4solver rules), optionally starts each from a fresh table (a new
@@ -79,6 +81,15 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
         if can_win_next(c, m):
             return (CELLS + 1 - ply) // 2 > bound
         return negamax(c, m, mirror(c), mirror(m), ply, bound, bound + 1, tt, ws, stop) > bound
+
+    @kernel(tag)
+    def window_pos(cur, mask, ply, bound, budget, tt, ws, stop):
+        """The null window ``(bound, bound + 1)`` on a position whose side to move
+        cannot win at once: r <= bound says score <= r, r > bound says score >= r
+        (check ws[ABORT] after)."""
+        begin(ws, budget)
+        c, m = uint64(cur), uint64(mask)
+        return negamax(c, m, mirror(c), mirror(m), ply, bound, bound + 1, tt, ws, stop)
 
     @kernel(tag)
     def run_batch(moves, starts, flags, budget, tt, small, ws, stop, scores, nodes, errors):
@@ -168,6 +179,7 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
         solve_pos=solve_pos,
         analyze_pos=analyze_pos,
         test_pos=test_pos,
+        window_pos=window_pos,
         run_batch=run_batch,
         preload=preload,
         negamax=negamax,

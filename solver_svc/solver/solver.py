@@ -84,16 +84,42 @@ class Solver:
         searches (64 MiB: ~20 ms once); seconds spent."""
         return self.table.prefault()
 
-    def solve(self, pos: Position, *, weak: bool = False, node_budget: int = 0, stop=None) -> SolveResult:
-        """Exact score of ``pos`` for the side to move; ``weak``: its sign only."""
+    def solve(self, pos: Position, *, weak: bool = False, node_budget: int = 0, stop=None,
+              threads: int = 1) -> SolveResult:
+        """Exact score of ``pos`` for the side to move; ``weak``: its sign only.
+        ``threads`` > 1: null windows searched at once over this table (:mod:`.parallel`)."""
         t0 = time.perf_counter()
         self._check(pos)
+        if threads != 1:
+            return self._solve_in_parallel(pos, weak, node_budget, stop, threads, t0)
         args = (pos.current, pos.mask, len(pos.moves), weak, int(node_budget or 0), self._tt, self._ws,
                 self._no_stop if stop is None else stop)
         score = self._entry("solve_pos", args)(*args)
         nodes = self.last_nodes = int(self._ws[NODES])
         if self._ws[ABORT]:
             self._raise(nodes, stop)
+        return SolveResult(score, nodes, time.perf_counter() - t0)
+
+    def _solve_in_parallel(self, pos: Position, weak: bool, node_budget: int, stop, threads: int,
+                           t0: float) -> SolveResult:
+        from .parallel import solve_in_parallel
+
+        if not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
+        ply = len(pos.moves)
+        if pos.can_win_next():
+            self.last_nodes = 0
+            return SolveResult(1 if weak else (self.geometry.cells + 1 - ply) // 2, 0, time.perf_counter() - t0)
+        args = (pos.current, pos.mask, ply, 0, 0, self._tt, self._ws, self._no_stop)
+        window = self._entry("window_pos", args)
+        try:
+            score, nodes = solve_in_parallel(window, self._tt, self._ws, pos.current, pos.mask, ply,
+                                             self.geometry.cells, weak=weak, threads=threads,
+                                             node_budget=int(node_budget or 0), stop=stop)
+        except BudgetExceeded as exc:
+            self.last_nodes = exc.nodes
+            raise
+        self.last_nodes = nodes
         return SolveResult(score, nodes, time.perf_counter() - t0)
 
     def analyze(self, pos: Position, *, node_budget: int = 0, stop=None, weak: bool = False) -> list[int | None]:
