@@ -91,6 +91,18 @@ class ResultStore:
         scores = parse_scores(v)
         return scores[::-1] if flipped else scores
 
+    def analyses(self, keys: Sequence[int]) -> list[tuple[int | None, ...] | None]:
+        """Analyses of canonical keys (the smaller orientation's columns), one round trip."""
+        if not keys:
+            return []
+        vals = self.r.hmget(self.k_analysis, [f"{k:x}" for k in keys])
+        return [None if v is None else tuple(parse_scores(v)) for v in vals]
+
+    def put_scores(self, scores: dict[int, int]) -> None:
+        """Exact scores of canonical keys, one round trip."""
+        if scores:
+            self.r.hset(self.k_score, mapping={f"{k:x}": s for k, s in scores.items()})
+
     def put_analysis(self, pos: Position, scores: Sequence[int | None]) -> None:
         key, flipped = canonical(pos)
         oriented = list(scores)[::-1] if flipped else list(scores)
