@@ -243,6 +243,20 @@ class BookWriter:
         self.close()
 
 
+def child_scores(pos: Position, scores: Iterable[int | None]) -> dict[int, int]:
+    """The exact score of each child position an analysis line gives (canonical
+    key -> the child's own score, minus the column's), except where the
+    column is full, wins at once or fills the board (no position in play)."""
+    out: dict[int, int] = {}
+    for c, s in enumerate(scores):
+        if s is None or pos.is_winning_move(c):
+            continue
+        child = pos.played(c)
+        if not child.is_over:
+            out[child.canonical_key()] = -s
+    return out
+
+
 def format_move_entry(key: int, column: int, score: int) -> str:
     return f"{key:x} {column + 1} {score}"
 

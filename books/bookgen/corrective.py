@@ -179,7 +179,7 @@ def known_from_books(paths: Iterable[Path], g: Geometry) -> dict[int, int]:
     A move book gives its positions' scores; an analysis book also gives
     every child's (the negated column score), except where the column wins
     at once or fills the board (those children are over)."""
-    from connect4.book import AnalysisBook
+    from connect4.book import AnalysisBook, child_scores
     from connect4.bookset import is_analysis_file
     from connect4.keys import mirror_key, position_from_key
 
@@ -197,12 +197,7 @@ def known_from_books(paths: Iterable[Path], g: Geometry) -> dict[int, int]:
                 continue
             pos = position_from_key(key, g)
             known[pos.canonical_key()] = max(present)
-            for c, s in enumerate(scores):
-                if s is None or pos.is_winning_move(c):
-                    continue
-                child = pos.played(c)
-                if not child.is_over:
-                    known[child.canonical_key()] = -s
+            known.update(child_scores(pos, scores))
     return known
 
 

@@ -23,6 +23,7 @@ import redis
 from celery.signals import task_postrun, task_prerun, worker_init, worker_ready, worker_shutdown
 
 from connect4 import Geometry, Position
+from connect4.book import child_scores
 
 from .app import app
 from solver_svc.solver import BudgetExceeded
@@ -225,7 +226,7 @@ def analyze(size: str, moves: list[int]) -> dict:
     if scores is None:
         with _Running(store, pos):
             scores = STATE.solver(g).analyze(pos, _proved_scores(store, g, pos))
-            store.put_scores(_child_scores(pos, scores))  # for the other workers' searches
+            store.put_scores(child_scores(pos, scores))  # for the other workers' searches
             store.put_analysis(pos, scores)
     return {"scores": scores}
 
@@ -253,18 +254,6 @@ def _proved_scores(store: ResultStore, g: Geometry, pos: Position) -> Known:
     known = STATE.refresh_known(g)
     fresh = _children_known(store, pos)
     return lambda k: fresh.get(k, known.get(k))
-
-
-def _child_scores(pos: Position, scores: list[int | None]) -> dict[int, int]:
-    """The exact score of each child an analysis proved (canonical key -> the child's own score)."""
-    out = {}
-    for c, s in enumerate(scores):
-        if s is None or pos.is_winning_move(c):
-            continue
-        child = pos.played(c)
-        if not child.is_over:
-            out[child.canonical_key()] = -s
-    return out
 
 
 def _children_known(store: ResultStore, pos: Position) -> dict[int, int]:

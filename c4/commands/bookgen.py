@@ -357,26 +357,27 @@ def run_worker(args) -> int:
     return 0
 
 
-def run_corrective(args) -> int:
-    from books.bookgen.corrective import main as corrective_main
+def _writable_out(args, prog: str) -> bool:
+    """``--out`` a file whose folder can be written (else one line on stderr); no ``--out`` passes."""
     from c4.outputs import OutputError, check_file
 
-    if args.out:  # the default, books/<size>-corrective.txt, is the shipped book's place
-        try:
+    try:
+        if args.out:
             check_file(args.out)
-        except OutputError as exc:
-            print(f"c4 bookgen corrective: --out: {exc}", file=sys.stderr)
-            return 2
-    return corrective_main(args)
+    except OutputError as exc:
+        print(f"{prog}: --out: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def run_corrective(args) -> int:
+    from books.bookgen.corrective import main as corrective_main
+
+    # without --out: books/<size>-corrective.txt, the shipped book's place
+    return corrective_main(args) if _writable_out(args, "c4 bookgen corrective") else 2
 
 
 def run_merge_corrective(args) -> int:
     from books.bookgen.corrective_merge import main as merge_main
-    from c4.outputs import OutputError, check_file
 
-    try:
-        check_file(args.out)
-    except OutputError as exc:
-        print(f"c4 bookgen merge-corrective: --out: {exc}", file=sys.stderr)
-        return 2
-    return merge_main(args)
+    return merge_main(args) if _writable_out(args, "c4 bookgen merge-corrective") else 2

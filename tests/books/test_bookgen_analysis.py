@@ -3,7 +3,6 @@ each line equal to the solver's own analysis; resumed from its journal; refused 
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,16 +13,14 @@ from connect4.book import AnalysisBook, format_analysis_entry
 from connect4.keys import canonical, position_from_key
 from books.bookgen.analysis import positions_to_analyse
 from solver_svc.solver import Solver
-from tests.c4cli import run_c4
+from tests.c4cli import c4_process, run_c4
 
-REPO = Path(__file__).resolve().parents[2]
 WRONG = f"{sys.executable} {Path(__file__).with_name('overconfident_solver.py')}"
 SMALL = Geometry(5, 4)
 
 
 def _c4(*args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "c4", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=timeout)
+    return c4_process(*args, timeout=timeout)
 
 
 def _every_position(g: Geometry, stones: int) -> set[int]:

@@ -3,8 +3,6 @@ workers, the engine's guesses, and a book equal to the solver's."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,14 +11,12 @@ from connect4 import Geometry
 from connect4.book import MoveBook
 from connect4.keys import position_from_key
 from books.bookgen.solving import BookSolver
-from tests.c4cli import run_c4
+from tests.c4cli import c4_process, run_c4
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _c4(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "c4", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=timeout)
+    return c4_process(*args, timeout=timeout)
 
 
 @pytest.mark.slow

@@ -4,7 +4,6 @@ nothing is written."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,14 +14,14 @@ from connect4 import Geometry, Position
 from connect4.book import MoveBook
 from connect4.keys import position_from_key
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.c4cli import c4_process
+
 WRONG = f"{sys.executable} {Path(__file__).with_name('overconfident_solver.py')}"
 G = Geometry(5, 4)
 
 
 def _c4(*args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "c4", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=timeout)
+    return c4_process(*args, timeout=timeout)
 
 
 def _our_solve(size: str) -> str:
