@@ -36,12 +36,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from connect4 import Position
+
 from .errors import BudgetExceeded
 from .table import ABORT, NODES
 
 POLL_S = 0.01  # how often the coordinator looks at the budget and the caller's stop flag
 
 Window = Callable[..., int]  # the window_pos kernel: (cur, mask, ply, bound, budget, tt, ws, stop) -> r
+Job = tuple[int, int, int, int]  # (cur, mask, ply, bound): a null window on a position below the root
+Helpers = Callable[[int], list[Job]]  # a window's bound -> the jobs an idle thread may search for it
 
 
 def half(x: int) -> int:
@@ -78,6 +82,41 @@ def next_windows(lo: int, hi: int, busy: set[int], n: int) -> list[int]:
     return out
 
 
+def help_jobs(pos: Position, bound: int) -> list[Job]:
+    """What an idle thread searches for the window ``bound`` of ``pos``: the
+    two ways its answer is proved, each split where the search itself goes
+    one way, taken from the other end.
+
+    * "more than ``bound``": through the first move the search tries (the
+      centre-most that does not hand over a win), every reply must leave
+      a position whose score is more than ``bound``: those windows, the
+      replies in the reverse of the search's centre-first order;
+    * "at most ``bound``": every move must leave a position whose score is
+      at least ``-bound``: those windows, the moves in reverse order.
+
+    A finished window stores its proof in the table, where the window's own
+    search finds it when it gets there; a job of the wrong kind costs only
+    the idle thread's time."""
+    order = [c for c in pos.geometry.center_order() if pos.can_play(c)]
+    jobs: list[Job] = []
+    seen: set[int] = set()
+
+    def add(p: Position, b: int) -> None:
+        if not p.is_over and not p.can_win_next() and p.canonical_key() not in seen:
+            seen.add(p.canonical_key())
+            jobs.append((p.current, p.mask, p.ply, b))
+
+    first = next((c for c in order if not pos.played(c).can_win_next()), None)
+    if first is not None and not pos.is_winning_move(first):
+        child = pos.played(first)
+        for r in reversed([r for r in order if child.can_play(r)] if not child.is_over else []):
+            add(child.played(r), bound)  # score > bound after each reply
+    for c in reversed(order):
+        if not pos.is_winning_move(c):
+            add(pos.played(c), -bound - 1)  # each move's score at least -bound
+    return jobs
+
+
 @dataclass
 class _Search:
     bound: int
@@ -86,18 +125,26 @@ class _Search:
     thread: threading.Thread | None = None
     value: int = 0
     cancelled: bool = False
+    jobs: list[Job] | None = None  # a helper: these windows below the root instead of the root's
+    helped: int = 0  # a helper's nodes in the jobs it finished
+
+    def nodes(self) -> int:
+        return self.helped + int(self.ws[NODES])
 
 
 def solve_in_parallel(window: Window, tt: np.ndarray, ws: np.ndarray, cur: int, mask: int, ply: int,
                       cells: int, *, weak: bool, threads: int, node_budget: int = 0,
-                      stop: np.ndarray | None = None) -> tuple[int, int]:
+                      stop: np.ndarray | None = None, helpers: Helpers | None = None) -> tuple[int, int]:
     """(score, nodes) of a position that is not over and whose side to move
     cannot win at once, on ``threads`` threads; ``ws`` is the solver's
     workspace (each thread gets a copy: the table's layout and epoch, its own
-    counters). Raises :class:`BudgetExceeded` when the budget or ``stop`` ends it."""
+    counters). A thread with no window left to start helps the oldest running
+    window with ``helpers(bound)``'s jobs (see :func:`help_jobs`). Raises
+    :class:`BudgetExceeded` when the budget or ``stop`` ends it."""
     low, high = -((cells - ply) // 2), (cells + 1 - ply) // 2  # true bounds of the score
     free = [_Search(0, ws.copy(), np.zeros(1, dtype=np.uint8)) for _ in range(threads)]
     running: dict[int, _Search] = {}
+    helping: dict[int, _Search] = {}  # a running window's bound -> its helper
     finished: queue.Queue[_Search] = queue.Queue()
     spent = 0  # nodes of the searches that ended
 
@@ -107,38 +154,67 @@ def solve_in_parallel(window: Window, tt: np.ndarray, ws: np.ndarray, cur: int, 
 
     def run(s: _Search) -> None:
         try:
-            s.value = int(window(cur, mask, ply, s.bound, 0, tt, s.ws, s.stop))
+            if s.jobs is None:
+                s.value = int(window(cur, mask, ply, s.bound, 0, tt, s.ws, s.stop))
+                return
+            for job in s.jobs:  # what it proves reaches the window through the table
+                if s.stop[0]:
+                    break
+                window(*job, 0, tt, s.ws, s.stop)
+                s.helped += int(s.ws[NODES])
+                s.ws[NODES] = 0
         finally:
             finished.put(s)
 
-    def start(m: int) -> None:
+    def start(m: int, jobs: list[Job] | None = None) -> None:
         s = free.pop()
-        s.bound, s.cancelled = m, False
+        s.bound, s.cancelled, s.jobs, s.helped = m, False, jobs, 0
         s.stop[0] = 0
         s.ws[NODES] = 0
-        s.thread = threading.Thread(target=run, args=(s,), name=f"c4-solve-window-{m}", daemon=True)
-        running[m] = s
+        s.ws[ABORT] = 0
+        what = "help" if jobs is not None else "window"
+        s.thread = threading.Thread(target=run, args=(s,), name=f"c4-solve-{what}-{m}", daemon=True)
+        (helping if jobs is not None else running)[m] = s
         s.thread.start()
 
+    def live() -> int:
+        return sum(s.nodes() for s in (*running.values(), *helping.values()))
+
     def give_up(reason: str) -> BudgetExceeded:
-        return BudgetExceeded(spent + sum(int(s.ws[NODES]) for s in running.values()), reason)
+        return BudgetExceeded(spent + live(), reason)
+
+    def cancel(s: _Search) -> None:
+        s.cancelled = True
+        s.stop[0] = 1
 
     try:
         lo, hi = interval()
         while lo < hi:
             for m in next_windows(lo, hi, set(running), len(free)):
                 start(m)
+            if free and helpers is not None:  # nothing new worth a window: help the oldest one
+                for m in running:
+                    if m not in helping and not running[m].cancelled:
+                        jobs = helpers(m)
+                        if jobs:
+                            start(m, jobs)
+                        break
             try:
                 s = finished.get(timeout=POLL_S)
             except queue.Empty:
                 if stop is not None and stop[0]:
                     raise give_up("stop flag") from None
-                if node_budget and spent + sum(int(r.ws[NODES]) for r in running.values()) > node_budget:
+                if node_budget and spent + live() > node_budget:
                     raise give_up("node budget") from None
                 continue
-            del running[s.bound]
-            spent += int(s.ws[NODES])
+            spent += s.nodes()
             free.append(s)
+            if s.jobs is not None:  # a helper ended (no budget of its own): its jobs done, or stopped
+                del helping[s.bound]
+                continue
+            del running[s.bound]
+            if s.bound in helping:
+                cancel(helping[s.bound])
             if s.ws[ABORT]:
                 if s.cancelled:
                     continue
@@ -150,17 +226,17 @@ def solve_in_parallel(window: Window, tt: np.ndarray, ws: np.ndarray, cur: int, 
             lo, hi = interval()
             for m, other in running.items():
                 if not lo <= m < hi:  # its answer is known now
-                    other.cancelled = True
-                    other.stop[0] = 1
+                    cancel(other)
+                    if m in helping:
+                        cancel(helping[m])
     finally:
-        for s in running.values():
-            s.cancelled = True
-            s.stop[0] = 1
-        for s in list(running.values()):
+        for s in (*running.values(), *helping.values()):
+            cancel(s)
+        for s in (*running.values(), *helping.values()):
             if s.thread is not None:
                 s.thread.join()
         while not finished.empty():
-            spent += int(finished.get().ws[NODES])
+            spent += finished.get().nodes()
     if weak:
         return (1 if low >= 1 else -1 if high <= -1 else 0), spent
     return low, spent

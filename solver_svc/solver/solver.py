@@ -102,7 +102,7 @@ class Solver:
 
     def _solve_in_parallel(self, pos: Position, weak: bool, node_budget: int, stop, threads: int,
                            t0: float) -> SolveResult:
-        from .parallel import solve_in_parallel
+        from .parallel import help_jobs, solve_in_parallel
 
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
@@ -115,7 +115,8 @@ class Solver:
         try:
             score, nodes = solve_in_parallel(window, self._tt, self._ws, pos.current, pos.mask, ply,
                                              self.geometry.cells, weak=weak, threads=threads,
-                                             node_budget=int(node_budget or 0), stop=stop)
+                                             node_budget=int(node_budget or 0), stop=stop,
+                                             helpers=lambda bound: help_jobs(pos, bound))
         except BudgetExceeded as exc:
             self.last_nodes = exc.nodes
             raise

@@ -136,3 +136,25 @@ def test_the_benchmark_refuses_bad_input_with_one_line(capsys, argv, message):
 
     code, err = run_c4(["bench", "threads", *argv], capsys)
     assert code == 2 and message in err
+
+
+def test_an_idle_thread_helps_from_the_other_end_of_the_search():
+    from solver_svc.solver.parallel import help_jobs
+
+    start = Position()
+    jobs = help_jobs(start, 0)
+    positions = [(c, m, ply, b) for c, m, ply, b in jobs]
+    # "more than 0" through d: every reply to 4, the far end first (g, then f ...; a mirror image once)
+    after_d = [Position.parse(m) for m in ("47", "46", "45", "44")]
+    assert positions[:4] == [(p.current, p.mask, 2, 0) for p in after_d]
+    # "at most 0": every first move's score at least 0, the far end first
+    assert positions[4:] == [(p.current, p.mask, 1, -1) for p in map(Position.parse, ("7", "6", "5", "4"))]
+    pos = Position.parse("4444")
+    for bound in (-3, 0, 2):
+        for cur, mask, ply, b in help_jobs(pos, bound):
+            p = next(q for q in (*(pos.played(c) for c in pos.legal_moves()),
+                                 *(pos.played(c).played(r) for c in pos.legal_moves() for r in range(7)
+                                   if pos.played(c).can_play(r)))
+                     if (q.current, q.mask) == (cur, mask))
+            assert not p.is_over and not p.can_win_next() and ply == p.ply
+            assert b == (bound if p.ply == pos.ply + 2 else -bound - 1)
