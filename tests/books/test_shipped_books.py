@@ -144,27 +144,27 @@ def test_every_position_of_up_to_three_stones_has_a_line_that_agrees_with_its_pa
         layer = below
 
 
-def test_every_four_stone_position_after_a_central_first_move_agrees_with_its_parent():
-    """The header's rounds 15-16: every 4-stone position where the first player holds
-    the foot of c, d or e (so every one after 1.c, 1.d or 1.e) has a line, and its
-    best is minus its parent's column score."""
+def test_every_four_stone_position_agrees_with_its_parent():
+    """Every 4-stone position in play has a line (rounds 15-16 of 1 Dec: after 1.c, 1.d and 1.e;
+    c4 bookgen analysis --stones 4 on 7 Dec: after 1.a, 1.b, 1.f and 1.g), and its best is minus
+    its parent's column score."""
     from itertools import product
 
     from connect4.book import AnalysisBook
+    from connect4.keys import canonical
 
     book = AnalysisBook.load(BOOKS / "7x6-analysis.txt")
-    feet = sum(1 << (c * (STANDARD.height + 1)) for c in (2, 3, 4))  # columns c, d, e, bottom cells
-    seen = 0
+    seen = set()
     for moves in product(range(7), repeat=4):
         pos = Position.from_moves(moves)
-        if not pos.stones(0) & feet:
-            continue
         parent = Position.from_moves(moves[:3])
+        if parent.is_over or pos.is_over:
+            continue
         scores = book.lookup(pos)
         assert scores is not None, moves
         assert max(s for s in scores if s is not None) == -book.lookup(parent)[moves[3]], moves
-        seen += 1
-    assert seen > 1000
+        seen.add(canonical(pos)[0])
+    assert len(seen) == 568
 
 
 JOURNALS = BOOKS / "journals" / "corrective5"
@@ -203,7 +203,7 @@ def test_the_five_stone_audit_covers_every_position_and_the_book_holds_its_entri
 
 def test_corrective_entries_to_five_stones_agree_with_the_analysis_book():
     """An audited entry's score is minus its parent's column score where the analysis book holds
-    the parent (every position to 3 stones, most of 4), and its move is a move of that score."""
+    the parent (every position to 4 stones), and its move is a move of that score."""
     from connect4.book import AnalysisBook
 
     book = MoveBook.load(BOOKS / "7x6-corrective.txt")
@@ -224,4 +224,4 @@ def test_corrective_entries_to_five_stones_agree_with_the_analysis_book():
         own = analysis.lookup(pos)
         if own is not None:
             assert own[e.column] == e.score == max(s for s in own if s is not None), head
-    assert checked >= 90  # 96 on 7 Dec: the 5-stone entries after 1.c, 1.d, 1.e and every 3-stone one
+    assert checked == 172  # every entry to 5 stones: the analysis book holds every parent to 4 stones
