@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from tests.web.helpers import my_turn, seat_position, settled, shot, wait_status
 
-# Off the analysis book's tree: the solver takes minutes on it (docs/web.md)
-SLOW = [1, 1, 1, 1]
+# Past the analysis book (every position to 4 stones) and off its tree: the solver takes minutes on it
+SLOW = [1, 1, 1, 1, 1]
+RED_WINS_AT_9 = [1, 1, 1, 1, 2, 2, 3, 3, 4]  # red takes the bottom row
 PONS = [int(c) for c in "7422341735647741166133573473242566"]  # red to move wins (Pons' test set)
 
 
 def test_a_slow_solution_shows_progress_and_can_be_cancelled(page, stack):
-    seat_position(stack, page.context, SLOW, opponent="human")
+    seat_position(stack, page.context, SLOW, opponent="human", you="yellow")
     page.goto("/")
     my_turn(page)
     page.keyboard.press("x")
@@ -32,16 +33,16 @@ def test_a_slow_solution_shows_progress_and_can_be_cancelled(page, stack):
     page.wait_for_function("document.querySelector('#detail').textContent.includes('could not prove this position')",
                            timeout=60000)
     detail = page.get_attribute("#detail", "title")
-    # [1, 1, 1, 1]: nothing wins or loses at once, so the rules prove nothing more
+    # [1, 1, 1, 1, 1]: nothing wins or loses at once, so the rules prove nothing more
     assert "Nothing is proven beyond the rules" in detail, detail
     assert page.is_hidden("#solve-cancel")
     # the position and the game are as they were
-    assert page.evaluate("document.querySelector('#board').dataset.ply") == "4"
+    assert page.evaluate("document.querySelector('#board').dataset.ply") == "5"
 
 
 def test_first_mistake_says_when_the_first_moves_are_unproven(page, stack):
-    # red wins on the bottom row at move 9; the positions before moves 1-5 start off the book's tree
-    seat_position(stack, page.context, SLOW + [2, 2, 3, 3, 4], opponent="human")
+    # red wins on the bottom row at move 9; the positions from 5 stones on are off the books
+    seat_position(stack, page.context, RED_WINS_AT_9, opponent="human")
     page.goto("/")
     wait_status(page, "over")
     page.wait_for_function("document.querySelector('#analysis-state').textContent.startsWith('verdicts from move')",
