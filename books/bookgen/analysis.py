@@ -37,21 +37,10 @@ Scores = tuple[int | None, ...]
 def positions_to_analyse(g: Geometry, min_stones: int, stones: int, book: AnalysisBook | None = None) -> list[Position]:
     """Every position with ``min_stones..stones`` stones, games in play, in the
     orientation of the smaller key, that ``book`` does not hold; deepest first, then by key."""
-    layer = {Position(g).key(): Position(g)}
-    out: list[Position] = []
-    for n in range(stones + 1):
-        if n >= min_stones:
-            out.extend(p for p in layer.values() if book is None or book.lookup(p) is None)
-        if n == stones:
-            break
-        nxt: dict[int, Position] = {}
-        for pos in layer.values():
-            for c in pos.legal_moves():
-                child = pos.played(c)
-                if not child.is_over:
-                    child = canonical_position(child)
-                    nxt.setdefault(child.key(), child)
-        layer = nxt
+    from books.analysis_gen import enumerate_positions
+
+    out = [canonical_position(p) for p in enumerate_positions(g, min_stones, stones)
+           if book is None or book.lookup(p) is None]
     return sorted(out, key=lambda p: (-p.ply, p.key()))
 
 

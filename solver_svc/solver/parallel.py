@@ -145,6 +145,7 @@ def solve_in_parallel(window: Window, tt: np.ndarray, ws: np.ndarray, cur: int, 
     free = [_Search(0, ws.copy(), np.zeros(1, dtype=np.uint8)) for _ in range(threads)]
     running: dict[int, _Search] = {}
     helping: dict[int, _Search] = {}  # a running window's bound -> its helper
+    helped: set[int] = set()  # windows given a helper once: its proofs stay in the table
     finished: queue.Queue[_Search] = queue.Queue()
     spent = 0  # nodes of the searches that ended
 
@@ -192,13 +193,13 @@ def solve_in_parallel(window: Window, tt: np.ndarray, ws: np.ndarray, cur: int, 
         while lo < hi:
             for m in next_windows(lo, hi, set(running), len(free)):
                 start(m)
-            if free and helpers is not None:  # nothing new worth a window: help the oldest one
-                for m in running:
-                    if m not in helping and not running[m].cancelled:
-                        jobs = helpers(m)
-                        if jobs:
-                            start(m, jobs)
-                        break
+            if free and helpers is not None:  # nothing new worth a window: help the oldest one not helped yet
+                oldest = next((m for m in running if m not in helped and not running[m].cancelled), None)
+                if oldest is not None:
+                    helped.add(oldest)
+                    jobs = helpers(oldest)
+                    if jobs:
+                        start(oldest, jobs)
             try:
                 s = finished.get(timeout=POLL_S)
             except queue.Empty:
