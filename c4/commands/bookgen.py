@@ -5,6 +5,7 @@
     c4 bookgen worker [--concurrency N]
     c4 bookgen corrective --stones N [--depths 12,13] [--movetime-ms 2000] [--out FILE] [--shard I/N] [--max-seconds S]
     c4 bookgen merge-corrective NEW OLD --out FILE
+    c4 bookgen merge-opening BOOK... --out FILE
 
 See docs/bookgen.md.
 """
@@ -100,6 +101,13 @@ def register(sub) -> None:
     mc.add_argument("--out", required=True, help="the joined book (may be OLD itself)")
     mc.add_argument("--size", default="7x6")
     mc.set_defaults(run=run_merge_corrective)
+
+    mo = inner.add_parser("merge-opening", help="join opening-book trees into one book")
+    mo.add_argument("books", nargs="+", type=argtypes.existing_file, metavar="BOOK",
+                    help="the trees (move books); a position in two of them must have the same move and score")
+    mo.add_argument("--out", required=True, help="the joined book (may be one of the BOOKs)")
+    mo.add_argument("--size", default="7x6")
+    mo.set_defaults(run=run_merge_opening)
 
 
 def add_check_options(p) -> None:
@@ -381,3 +389,9 @@ def run_merge_corrective(args) -> int:
     from books.bookgen.corrective_merge import main as merge_main
 
     return merge_main(args) if _writable_out(args, "c4 bookgen merge-corrective") else 2
+
+
+def run_merge_opening(args) -> int:
+    from books.bookgen.opening_merge import main as merge_main
+
+    return merge_main(args) if _writable_out(args, "c4 bookgen merge-opening") else 2
