@@ -32,7 +32,6 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import json
-import mmap
 import os
 import sys
 import time
@@ -41,6 +40,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from .memory import zeroed
 from .layout import ANALYZE, FRESH, STATE_SIZE, WEAK, init_state, workspace_size
 
 FORMAT = 1
@@ -228,8 +228,8 @@ class NativeSolver:
         self._run, self._engine = _link(board, file_for(board, where))  # the engine owns the code's memory
         self.ws = array("q", bytes(8 * workspace_size(board)))
         log2, small_log2 = init_state(self.ws, board, DEFAULT_TT_LOG2 if tt_log2 is None else tt_log2)
-        self.tt = mmap.mmap(-1, 8 << log2)  # anonymous memory: zero pages appear on first touch
-        self.small = mmap.mmap(-1, 8 << small_log2) if small_log2 else bytearray(8)
+        self.tt = zeroed(8 << log2)  # anonymous memory: zero pages appear on first touch
+        self.small = zeroed(8 << small_log2) if small_log2 else bytearray(8)
         self._tt_words, self._small_words = 1 << log2, (1 << small_log2) if small_log2 else 1
         self._tt_at, self._small_at = _address(self.tt), _address(self.small)
         self.stop = bytearray(1)

@@ -77,6 +77,7 @@ import numpy as np
 from numba import int64, uint64
 
 from .jit import kernel, table_tag
+from .memory import zeroed
 
 from .layout import (  # noqa: F401 (the layout's numbers, re-exported for the kernels' modules)
     ABORT, BUDGET, EPOCH, EPOCH_BITS, EPOCH_MAX, GROW_AT, GROW_NODES, HASH_MUL, IDX_SHIFT, IN_SMALL, LAYOUT_SLOTS,
@@ -96,8 +97,8 @@ class TranspositionTable:
         self.log2, small_log2 = init_state(self.state, geometry, log2)
         _, self.payload_bits, self.tag_bits, self.epoch_bits = layout(geometry, self.log2, MAIN_PAIRS)
         self.small_payload_bits = payload_bits(geometry.width, SMALL_PAIRS)
-        self.words = np.zeros(1 << self.log2, dtype=np.uint64)  # calloc: pages appear on first touch
-        self.small = np.zeros(1 << small_log2 if small_log2 else 1, dtype=np.uint64)
+        self.words = np.frombuffer(zeroed(8 << self.log2), dtype=np.uint64)  # pages appear on first touch
+        self.small = np.frombuffer(zeroed(8 << small_log2 if small_log2 else 8), dtype=np.uint64)
         self.has_small = small_log2 > 0
         self._prefaulted = False
 
