@@ -54,11 +54,13 @@ def test_a_disagreement_names_both_books_and_the_position():
 def test_the_command_joins_the_shipped_book_with_a_tree_and_refuses_bad_input(tmp_path, capsys):
     shipped = MoveBook.load(SHIPPED)
     tree = tmp_path / "tree.txt"
+    outside = "12345671234567"  # 14 stones: past every tree of the shipped book
+    assert Position.parse(outside) not in shipped
     key = next(k for k in shipped.entries if mirror_key(k) != k)
     e = shipped.entries[key]
     tree.write_text(_book("one shared entry, stored mirrored",
                           format_move_entry(mirror_key(key), STANDARD.width - 1 - e.column, e.score),
-                          _line("1", 4, -2)), encoding="utf-8")
+                          _line(outside, 4, 0)), encoding="utf-8")
     out = tmp_path / "joined.txt"
     code, err = run_c4(["bookgen", "merge-opening", str(SHIPPED), str(tree), "--out", str(out)], capsys)
     assert code == 0, err

@@ -8,7 +8,7 @@ import pytest
 
 from connect4 import STANDARD, Position
 from connect4.book import MoveBook
-from connect4.keys import position_from_key
+from connect4.keys import canonical, position_from_key
 from books.bookgen.opening import _stones
 from solver_svc.solver import Solver
 
@@ -22,28 +22,92 @@ def opening():
     return book
 
 
-# The complete trees the header lists: (start, most stones of an entry).
-TREES = [("", 10), ("4444", 12)]
+# The complete trees the header lists: (start, most stones of an entry, whether the book side's
+# every move of the best score is expanded or only its book move). The empty board's tree holds every
+# tied move of the first player to six moves; 4444 adds the first player's seventh move below it; the
+# trees from 1, 2, 3 and 4 hold the second player's six moves after each first move (5, 6 and 7 are
+# mirror images of 3, 2 and 1).
+TREES = [("", 10, True), ("4444", 12, False), ("1", 11, False), ("2", 11, False), ("3", 11, False),
+         ("4", 11, False)]
+TIES_JOURNAL = BOOKS / "journals" / "opening-ties" / "7x6-opening.ties.journal"
 
 
-def test_opening_keys_round_trip_and_the_trees_are_complete(opening):
+@pytest.fixture(scope="module")
+def ties():
+    """Every move of the best score and that score, of a position of the ties tree: the ties run's
+    journal (the smaller key, its columns in that orientation) or, for the positions the run took
+    from it, the analysis book."""
+    from connect4.book import AnalysisBook
+
+    journal: dict[int, tuple[list[int], int]] = {}
+    for line in TIES_JOURNAL.read_text(encoding="utf-8").splitlines():
+        key, cols, score = line.split()
+        journal[int(key, 16)] = ([int(c) - 1 for c in cols.split(",")], int(score))
+    analysis = AnalysisBook.load(BOOKS / "7x6-analysis.txt")
+
+    def of(pos: Position) -> tuple[list[int], int] | None:
+        key, flipped = canonical(pos)
+        if key in journal:
+            cols, score = journal[key]
+            return sorted(pos.geometry.width - 1 - c if flipped else c for c in cols), score
+        scores = analysis.lookup(pos)
+        if scores is None:
+            return None
+        best = max(s for s in scores if s is not None)
+        return [c for c, s in enumerate(scores) if s == best], best
+
+    of.journal = journal  # type: ignore[attr-defined]
+    return of
+
+
+def test_opening_keys_round_trip_and_the_trees_are_complete(opening, ties):
     g = opening.geometry
     for key, e in opening.entries.items():
         pos = position_from_key(key, g)
-        assert pos.key() == key and pos.to_move == 0 and pos.can_play(e.column)
+        assert pos.key() == key <= pos.mirror_key() and pos.can_play(e.column)
     seen = set()
-    for start, most in TREES:
+    for start, most, every_tie in TREES:
         frontier = [Position.parse(start) if start else Position()]
-        while frontier:  # the first player's book move, every reply of the second player
+        while frontier:  # the book side's move (every tied one), every reply of the other player
             pos = frontier.pop()
             e = opening.lookup(pos)
             assert e is not None, (start, pos)
             seen.add(pos.canonical_key())
-            child = pos.played(e.column)
-            if child.is_over or pos.ply + 2 > most:
-                continue
-            frontier += [gp for gp in (child.played(r) for r in child.legal_moves()) if not gp.is_over]
+            columns = [e.column]
+            if every_tie:
+                tied = ties(pos)
+                assert tied is not None and e.column in tied[0] and e.score == tied[1], (start, pos)
+                columns = tied[0]
+            for col in columns:
+                child = pos.played(col)
+                if child.is_over or pos.ply + 2 > most:
+                    continue
+                frontier += [gp for gp in (child.played(r) for r in child.legal_moves()) if not gp.is_over]
     assert len(seen) == len(opening)  # nothing else in the book
+
+
+def test_each_ties_entry_holds_the_centre_most_of_its_tied_moves(opening, ties):
+    """In the smaller key's orientation, as the solver breaks ties, so the single-move trees the
+    first player's book held before (and Connect4-rs's own) stay inside the ties tree."""
+    order = opening.geometry.center_order()
+    for key, (cols, score) in ties.journal.items():
+        e = opening.entries.get(key)
+        if e is not None:
+            assert (e.column, e.score) == (min(cols, key=order.index), score), key
+
+
+def test_a_sample_of_the_ties_journal_agrees_with_the_solver(ties):
+    """The tied moves of positions with 10 and 8 stones, each column's score solved afresh."""
+    g = STANDARD
+    s = Solver(tt_log2=22)
+    for stones in (10, 8):
+        keys = sorted(k for k in ties.journal if _stones(k, g) == stones)[::997][:3]
+        for key in keys:
+            pos = position_from_key(key, g)
+            scores = s.analyze(pos)
+            best = max(x for x in scores if x is not None)
+            assert ties(pos) == ([c for c, x in enumerate(scores) if x == best], best), key
+            s.reset()
 
 
 def test_opening_sample_agrees_with_the_solver(opening):
@@ -151,7 +215,6 @@ def test_every_four_stone_position_agrees_with_its_parent():
     from itertools import product
 
     from connect4.book import AnalysisBook
-    from connect4.keys import canonical
 
     book = AnalysisBook.load(BOOKS / "7x6-analysis.txt")
     seen = set()
@@ -178,7 +241,6 @@ def test_the_five_stone_audit_covers_every_position_and_the_book_holds_its_entri
     import json
 
     from books.analysis_gen import enumerate_positions
-    from connect4.keys import canonical
 
     book = MoveBook.load(BOOKS / "7x6-corrective.txt")
     lines = [json.loads(ln) for path in sorted(JOURNALS.glob("*.journal")) for ln in path.read_text().splitlines()]
