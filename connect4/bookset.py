@@ -17,7 +17,7 @@ size comes from the file name (``7x6-...``, ``6x5k4-...``; no prefix means
   entry has it) and its move.
 
 Later files override earlier ones, like later lines in one file. Each
-question looks at every file's mtime and size first and rereads a file that
+question looks at every file's mtime, size and inode first and rereads a file that
 changed, so lines appended to a book while a service runs count at once. A
 file that is missing, unreadable or holds no entry is logged once (again only
 when its state changes) and left out; a missing shipped book is an info line,
@@ -140,6 +140,26 @@ def win_now_score(pos: Position) -> int:
 
 Book = MoveBook | AnalysisBook
 
+_PARSED: dict[tuple[Path, str], tuple[tuple[float, int, int], Book]] = {}
+"""Books already parsed in this process, by (file, board) and the file's
+(mtime, size, inode) when it was read: every BookSet of a process (an engine
+player, a service, a test) shares one parse of an unchanged file. Books are
+never changed after loading."""
+_PARSED_LOCK = threading.Lock()
+
+
+def _parse(path: Path, g: Geometry, stamp: tuple[float, int, int]) -> Book:
+    """``path``'s book, parsed once per file state in this process."""
+    key = (path.resolve(), g.name)
+    with _PARSED_LOCK:
+        hit = _PARSED.get(key)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    book: Book = AnalysisBook.load(path, g) if is_analysis_file(path, g) else MoveBook.load(path, g)
+    with _PARSED_LOCK:
+        _PARSED[key] = (stamp, book)
+    return book
+
 
 class BookSet:
     """The books of ``paths`` (files), read when the set is made and again
@@ -149,7 +169,7 @@ class BookSet:
     def __init__(self, paths: Iterable[str | os.PathLike[str]] = (), geometry: Geometry | None = None):
         self.paths = [Path(p) for p in paths]
         self.geometry = geometry
-        self._held: dict[Path, tuple[tuple[float, int], Book]] = {}
+        self._held: dict[Path, tuple[tuple[float, int, int], Book]] = {}
         self._told: dict[Path, object] = {}  # the last state of each path a line was logged for
         self._reported: set[tuple[str, int]] = set()  # (book, key) of bad entries already logged
         self._lock = threading.Lock()
@@ -184,7 +204,7 @@ class BookSet:
             self._tell_once(path, "missing", f"book {path} not found ({exc.strerror}): playing without it "
                             "until it appears", level)
             return None
-        stamp = (st.st_mtime, st.st_size)
+        stamp = (st.st_mtime, st.st_size, st.st_ino)  # a file replaced in the same mtime tick has a new inode
         held = self._held.get(path)
         if held is not None and held[0] == stamp:
             return held[1]
@@ -192,7 +212,7 @@ class BookSet:
             return held[1] if held else None
         g = self.geometry or geometry_of(path)
         try:
-            book: Book = AnalysisBook.load(path, g) if is_analysis_file(path, g) else MoveBook.load(path, g)
+            book = _parse(path, g, stamp)
         except (OSError, InvalidGeometry, UnicodeError) as exc:  # a folder, no permission: go on without it
             self._tell_once(path, ("unreadable", stamp), f"cannot read book {path}: {exc} (not loaded)",
                             error=str(exc))
