@@ -23,12 +23,12 @@ def opening():
 
 
 # The complete trees the header lists: (start, most stones of an entry, whether the book side's
-# every move of the best score is expanded or only its book move). The empty board's tree holds every
-# tied move of the first player to six moves; 4444 adds the first player's seventh move below it; the
-# trees from 1, 2, 3 and 4 hold the second player's six moves after each first move (5, 6 and 7 are
-# mirror images of 3, 2 and 1).
-TREES = [("", 10, True), ("4444", 12, False), ("1", 11, False), ("2", 11, False), ("3", 11, False),
-         ("4", 11, False)]
+# every move of the best score is expanded or only its book move). From the empty board: every tied
+# move of the first player to its sixth move, and its book move to its seventh; 4444 (the earlier
+# seventh-move tree, inside that one); the trees from 1, 2, 3 and 4 hold the second player's seven
+# moves after each first move (5, 6 and 7 are mirror images of 3, 2 and 1).
+TREES = [("", 10, True), ("", 12, False), ("4444", 12, False), ("1", 13, False), ("2", 13, False),
+         ("3", 13, False), ("4", 13, False)]
 TIES_JOURNAL = BOOKS / "journals" / "opening-ties" / "7x6-opening.ties.journal"
 
 
@@ -62,16 +62,20 @@ def ties():
 
 def test_opening_keys_round_trip_and_the_trees_are_complete(opening, ties):
     g = opening.geometry
-    for key, e in opening.entries.items():
-        pos = position_from_key(key, g)
-        assert pos.key() == key <= pos.mirror_key() and pos.can_play(e.column)
+    for key in sorted(opening.entries)[::97]:  # key -> position -> key (the walk below checks every entry)
+        assert position_from_key(key, g).key() == key
     seen = set()
     for start, most, every_tie in TREES:
         frontier = [Position.parse(start) if start else Position()]
+        expanded = set()  # of this tree: a transposition (or a mirror image) is expanded once
         while frontier:  # the book side's move (every tied one), every reply of the other player
             pos = frontier.pop()
+            if pos.canonical_key() in expanded:
+                continue
+            expanded.add(pos.canonical_key())
             e = opening.lookup(pos)
-            assert e is not None, (start, pos)
+            assert e is not None and pos.can_play(e.column), (start, pos)
+            assert pos.canonical_key() in opening.entries  # stored under the smaller key
             seen.add(pos.canonical_key())
             columns = [e.column]
             if every_tie:
