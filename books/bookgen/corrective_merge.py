@@ -25,7 +25,8 @@ def _entry_comment(line: str) -> bool:
     return text.startswith("learned from ") or (":" in text and (head == "" or head.isdigit()))
 
 
-def _check(text: str, name: str, g: Geometry) -> MoveBook:
+def read_strict(text: str, name: str, g: Geometry) -> MoveBook:
+    """A move book whose every line is understood and that holds an entry, else ValueError naming the line."""
     book = MoveBook.from_text(text, g, name)
     if book.problems:
         raise ValueError(str(book.problems[0]))
@@ -36,8 +37,8 @@ def _check(text: str, name: str, g: Geometry) -> MoveBook:
 
 def merge(new_text: str, old_text: str, g: Geometry, new_name: str = "new", old_name: str = "old") -> tuple[str, int]:
     """The joined book's text and the number of the earlier book's entries dropped."""
-    new = _check(new_text, new_name, g)
-    _check(old_text, old_name, g)
+    new = read_strict(new_text, new_name, g)
+    read_strict(old_text, old_name, g)
     held = set(new.entries) | {mirror_key(k, g) for k in new.entries}
     kept: list[str] = []
     dropped = 0

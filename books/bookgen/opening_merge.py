@@ -16,20 +16,11 @@ import os
 from pathlib import Path
 
 from connect4 import Geometry
-from connect4.book import MoveBook
 from connect4.keys import mirror_key, position_from_key
 from connect4.notation import format_moves
 
+from .corrective_merge import read_strict
 from .opening import _stones, write_book
-
-
-def _read(text: str, name: str, g: Geometry) -> MoveBook:
-    book = MoveBook.from_text(text, g, name)
-    if book.problems:
-        raise ValueError(str(book.problems[0]))
-    if not book.entries:
-        raise ValueError(f"{name}: no {g.name} entries")
-    return book
 
 
 def _header(text: str) -> list[str]:
@@ -51,7 +42,7 @@ def merge(inputs: list[tuple[str, str]], g: Geometry) -> tuple[dict[int, tuple[i
     entries: dict[int, tuple[int, int]] = {}
     source: dict[int, str] = {}
     for name, text in inputs:
-        for key, e in _read(text, name, g).entries.items():
+        for key, e in read_strict(text, name, g).entries.items():
             mirrored = mirror_key(key, g)
             canon, col = (key, e.column) if key <= mirrored else (mirrored, g.width - 1 - e.column)
             if canon in entries and entries[canon] != (col, e.score):
