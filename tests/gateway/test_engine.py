@@ -26,6 +26,31 @@ def create(api, **body):
     return c["state"]["id"], c["token"], c
 
 
+# The engine answers every position of its first seven moves from the opening book (both
+# sides' trees, books/7x6-opening.txt), so a test that needs a real search starts from
+# OFF_BOOK: four stones, red (you) to move, and red's next stone leaves every book
+# (test_the_off_book_start_is_off_every_book).
+OFF_BOOK = [1, 1, 1, 1]
+
+
+def off_book(api, **body):
+    """A new game against ``body``'s opponent, replayed to OFF_BOOK: (id, token)."""
+    gid, token, _ = create(api, **body)
+    r = api.post(f"/api/v1/games/{gid}/replay", json={"moves": OFF_BOOK}, headers={"X-Player-Token": token})
+    assert r.status_code == 200 and r.json()["moves"] == OFF_BOOK, r.text
+    return gid, token
+
+
+def test_the_off_book_start_is_off_every_book():
+    from connect4 import Position
+    from connect4.bookset import SHIPPED_BOOK_DIR, SHIPPED_MOVE_BOOKS, BookSet
+
+    books = BookSet([*SHIPPED_MOVE_BOOKS, SHIPPED_BOOK_DIR / "7x6-analysis.txt"])
+    for col in (1, 3, 5):
+        pos = Position.from_moves([c - 1 for c in [*OFF_BOOK, col]])
+        assert books.lookup(pos) is None and books.best_move(pos) is None, col
+
+
 def move(api, gid, token, col, **kw):
     return api.post(f"/api/v1/games/{gid}/moves", json={"column": col, **kw}, headers={"X-Player-Token": token})
 
@@ -87,11 +112,10 @@ def test_engine_starts_and_wait_false(api):
 
 
 def test_progress_on_the_websocket_and_undo_while_thinking(api, gateway):
-    gid, token, _ = create(api, opponent="engine", think_ms=3000)
+    gid, token = off_book(api, opponent="engine", think_ms=3000)
     with ws_connect(f"ws://127.0.0.1:{gateway.port}/api/v1/games/{gid}/ws", open_timeout=10) as ws:
         assert json.loads(ws.recv(timeout=10))["type"] == "state"
-        # c, not d: the engine answers 1. d from its opening book's replies, without a search.
-        r = move(api, gid, token, 3, wait=False)
+        r = move(api, gid, token, 3, wait=False)  # off every book: a real search
         assert r.status_code == 200 and r.json()["status"] == "thinking"
         version = r.json()["version"]
         msgs = []
@@ -105,7 +129,7 @@ def test_progress_on_the_websocket_and_undo_while_thinking(api, gateway):
         assert 1 <= p["best_column"] <= 7
         # Undo while the engine thinks: back to our turn; its answer is thrown away.
         u = api.post(f"/api/v1/games/{gid}/undo", headers={"X-Player-Token": token})
-        assert u.status_code == 200 and u.json()["moves"] == [] and u.json()["status"] == "to_move"
+        assert u.status_code == 200 and u.json()["moves"] == OFF_BOOK and u.json()["status"] == "to_move"
         undone = u.json()["version"]
         # Wait past the engine's think time: the late answer must not land.
         while True:
@@ -125,10 +149,10 @@ def test_progress_on_the_websocket_and_undo_while_thinking(api, gateway):
         else:
             raise AssertionError("the engine's search of the undone move was not stopped")
     state = api.get(f"/api/v1/games/{gid}").json()
-    assert state["moves"] == [] and state["version"] == undone and state["status"] == "to_move"
+    assert state["moves"] == OFF_BOOK and state["version"] == undone and state["status"] == "to_move"
     # And the game goes on normally.
     r = move(api, gid, token, 3)
-    assert r.status_code == 200 and r.json()["ply"] == 2
+    assert r.status_code == 200 and r.json()["ply"] == 6
 
 
 def test_an_engine_opponent_thinks_its_whole_budget(api):
@@ -146,8 +170,8 @@ def test_undo_and_a_new_move_within_a_second_stop_the_first_search(api, gateway)
     tell the first search it is stale; the process's own record of the turn it plays does."""
     from tests.gateway.conftest import LOGS
 
-    gid, token, _ = create(api, opponent="engine", think_ms=20000)
-    first = move(api, gid, token, 3, wait=False).json()["version"]  # c: a real search (see above)
+    gid, token = off_book(api, opponent="engine", think_ms=20000)
+    first = move(api, gid, token, 3, wait=False).json()["version"]  # off every book: a real search
     assert api.post(f"/api/v1/games/{gid}/undo", headers={"X-Player-Token": token}).status_code == 200
     assert move(api, gid, token, 5, wait=False).status_code == 200
     deadline = time.monotonic() + 30
@@ -165,17 +189,17 @@ def test_a_waiting_move_is_searched_once(api, gateway):
     """A move sent with wait=true is played by its request alone: the sweeper (every
     0.3 s here) must not start a second search of the same turn, which would split
     the cores and stream a second, shallower line of progress to the watchers."""
-    gid, token, _ = create(api, opponent="engine", think_ms=2000)
+    gid, token = off_book(api, opponent="engine", think_ms=2000)
     with ws_connect(f"ws://127.0.0.1:{gateway.port}/api/v1/games/{gid}/ws", open_timeout=10) as ws:
         assert json.loads(ws.recv(timeout=10))["type"] == "state"
-        r = move(api, gid, token, 3)  # c: no book answer, a real search (see above)
-        assert r.status_code == 200 and r.json()["ply"] == 2, r.text
+        r = move(api, gid, token, 3)  # off every book: a real search
+        assert r.status_code == 200 and r.json()["ply"] == 6, r.text
         depths = []
         while True:
             m = json.loads(ws.recv(timeout=30))
             if m["type"] == "progress":
                 depths.append(m["depth"])
-            elif m["type"] == "state" and m["state"]["ply"] == 2:
+            elif m["type"] == "state" and m["state"]["ply"] == 6:
                 break
     assert depths, "the engine streamed no progress"
     assert depths == sorted(set(depths)), f"two searches of one turn: depths {depths}"
@@ -184,10 +208,10 @@ def test_a_waiting_move_is_searched_once(api, gateway):
 def test_hints_and_think_time_changes_keep_the_search(api, gateway):
     """Turning hints on or changing the think time while the engine thinks changes
     the game's version, not its position: the search goes on and its answer lands."""
-    gid, token, _ = create(api, opponent="engine", think_ms=2000)
+    gid, token = off_book(api, opponent="engine", think_ms=2000)
     with ws_connect(f"ws://127.0.0.1:{gateway.port}/api/v1/games/{gid}/ws", open_timeout=10) as ws:
         assert json.loads(ws.recv(timeout=10))["type"] == "state"
-        assert move(api, gid, token, 3, wait=False).status_code == 200  # c: a real search (see above)
+        assert move(api, gid, token, 3, wait=False).status_code == 200  # off every book: a real search
         depths, changed = [], False
         while True:
             m = json.loads(ws.recv(timeout=30))
@@ -200,7 +224,7 @@ def test_hints_and_think_time_changes_keep_the_search(api, gateway):
                                  headers={"X-Player-Token": token})
                     assert t.status_code == 200, t.text
                     changed = True
-            elif m["type"] == "state" and m["state"]["ply"] == 2:
+            elif m["type"] == "state" and m["state"]["ply"] == 6:
                 final = m["state"]
                 break
     assert depths == sorted(set(depths)), f"the search started again: depths {depths}"
@@ -367,9 +391,9 @@ def test_two_gateways_play_each_turn_once(redis_server, engine_service, solver_s
 
 
 def test_perfect_falls_back_to_the_engine_when_it_cannot_prove(api):
-    # 60 ms: the first answers come from the analysis book (every position to 3
-    # stones is in it); at 5 stones off the book's tree the solver cannot prove it in
-    # time, so the engine's move is played for that turn and marked so.
+    # 60 ms: the first answers come from the books; off them, at 5 stones, the solver
+    # cannot prove its move in time, so the engine's move is played for that turn and
+    # marked so.
     gid, token, _ = create(api, opponent="perfect", think_ms=60)
     r = move(api, gid, token, 1)
     assert r.status_code == 200, r.text
@@ -382,7 +406,11 @@ def test_perfect_falls_back_to_the_engine_when_it_cannot_prove(api):
     r = move(api, gid, token, 1)  # 3 stones: every position to 3 stones is booked
     assert r.status_code == 200, r.text
     assert r.json()["last_search"]["book"] is True
-    r = move(api, gid, token, 1)  # 5 stones, off the book's tree: no proof in 60 ms
+    # every position of the second player's first seven moves is booked now: off them,
+    # 5 stones (the perfect player's answer to 1 1 1 1 1 needs tens of seconds), no proof in 60 ms
+    r = api.post(f"/api/v1/games/{gid}/replay", json={"moves": OFF_BOOK}, headers={"X-Player-Token": token})
+    assert r.status_code == 200, r.text
+    r = move(api, gid, token, 1)
     assert r.status_code == 200, r.text
     state = r.json()
     ls = state["last_search"]
