@@ -22,6 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from c4.stack.fault_clients import START as OFF_BOOK
 from c4.stack.launch import REPO, UpProcess
 from c4.stack.plan import free_port, port_is_free
 from c4.stack.supervisor import stack_processes
@@ -81,12 +82,17 @@ def choose_from_moves(moves: list[int], turn: int, width: int = 7, height: int =
     return legal[(turn * 3) % len(legal)]
 
 
-def play_http_game(api: httpx.Client) -> dict:
+def play_http_game(api: httpx.Client, start: list[int] | None = None) -> dict:
+    """A whole game against engine:100 (50 ms), from ``start`` (a replayed move list) when given."""
     r = api.post("/api/v1/games", json={"opponent": "engine:100", "think_ms": 50})
     assert r.status_code == 201, r.text
     game = r.json()
     headers = {"X-Player-Token": game["token"]}
     state = game["state"]
+    if start:
+        r = api.post(f"/api/v1/games/{state['id']}/replay", json={"moves": start}, headers=headers)
+        assert r.status_code == 200, r.text
+        state = r.json()
     for turn in range(30):
         if state["status"] == "over":
             break
@@ -149,11 +155,11 @@ def test_named_metrics_move_with_play(stack, api):
               "think": metric(urls["engine"], "grpc_server_requests_total", "EngineService/Think"),
               "nodes": metric(urls["engine"], "engine_nodes_total"),
               "hits": metric(urls["solver"], "solver_cache_hits_total")}
-    state = play_http_game(api)
+    state = play_http_game(api, start=OFF_BOOK)  # the book answers an opening without a search: off it
     ply = len(state["moves"]) - 1  # one move before the end: proved at once, then from the cache
     for _ in range(2):
         assert api.get(f"/api/v1/games/{state['id']}/analysis", params={"ply": ply}).status_code == 200
-    played = len(state["moves"]) // 2
+    played = (len(state["moves"]) - len(OFF_BOOK)) // 2
     assert metric(urls["gateway"], "gateway_http_requests_total", moves_route) >= before["moves"] + played
     assert metric(urls["gateway"], "gateway_http_request_seconds_count", moves_route) >= before["latency"] + played
     assert "gateway_games_in_play " in httpx.get(urls["gateway"], timeout=10).text
