@@ -42,6 +42,9 @@ def register(sub) -> None:
                     help="the book side plays every move of the best score, not only the centre-most (bookgen.ties)")
     op.add_argument("--ties-from", metavar="BOOK", type=argtypes.existing_file, default=None,
                     help="with --all-ties: an analysis book whose positions need no task")
+    op.add_argument("--keep-journal", action="store_true",
+                    help="keep the journal (OUT.journal, OUT.ties.journal) after the book is written: with "
+                         "--all-ties it is the only record of every tied move")
     add_check_options(op)
     op.set_defaults(run=run_opening)
 
@@ -261,7 +264,8 @@ def run_opening(args) -> int:
             return 1
         write_book(out, result.entries, book_header(g, start, args.plies, len(result.entries), args.note,
                                                    ties=args.all_ties))
-        journal_path.unlink(missing_ok=True)
+        if not args.keep_journal:
+            journal_path.unlink(missing_ok=True)
         per_ply = ", ".join(f"{p} stones: {n}" for p, n in result.by_ply.items())
         print(f"c4 bookgen: wrote {out}: {len(result.entries)} positions ({per_ply}); solved in this run "
               f"{result.solved_now}, {result.elapsed_s:.1f} s", file=sys.stderr)

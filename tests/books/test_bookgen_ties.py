@@ -122,13 +122,22 @@ def test_the_command_builds_the_tie_tree_on_a_real_worker(redis_url, solvers, tm
 
     _, s = solvers
     out = tmp_path / "ties.txt"
-    r = subprocess.run([sys.executable, "-m", "c4", "bookgen", "opening", "--all-ties", "--start", START,
-                        "--plies", str(PLIES), "--local-workers", "1", "--redis-url", redis_url, "--out", str(out),
-                        "--worker-logs", str(tmp_path / "logs")],
-                       cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr
+    def run(*extra: str) -> None:
+        r = subprocess.run([sys.executable, "-m", "c4", "bookgen", "opening", "--all-ties", "--start", START,
+                            "--plies", str(PLIES), "--local-workers", "1", "--redis-url", redis_url, "--out",
+                            str(out), "--worker-logs", str(tmp_path / "logs"), *extra],
+                           cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr
+
+    journal = tmp_path / "ties.txt.ties.journal"
+    run("--keep-journal")
     book = MoveBook.load(out)
     expected = _tree_by_scan(s, Position.parse(START), PLIES)
     assert not book.problems and set(book.entries) == set(expected)
     assert all(e.column == expected[key][0] for key, e in book.entries.items())
-    assert "--all-ties" in out.read_text() and not (tmp_path / "ties.txt.ties.journal").exists()
+    kept = {int(line.split()[0], 16): line.split()[1] for line in journal.read_text().splitlines()}
+    assert set(book.entries) <= set(kept)  # every tied move of the tree, on record
+    assert all(sorted(int(c) - 1 for c in kept[key].split(",")) == sorted(expected[key]) for key in book.entries)
+    run()  # everything known in Redis now: the same book, and the journal goes
+    assert MoveBook.load(out).entries == book.entries
+    assert "--all-ties" in out.read_text() and not journal.exists()
