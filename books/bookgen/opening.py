@@ -34,10 +34,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from connect4 import Geometry, Position
 from connect4.book import AnalysisBook, BookWriter, MoveBook, format_move_entry
@@ -252,11 +252,7 @@ class OpeningCoordinator:
         entries = {key: results[key] for key in tree}
         if self.progress:
             self.progress.finish(len(entries), len(entries), f"solved now {solved_now}")
-        by_ply: dict[int, int] = {}
-        for key in entries:
-            n = _stones(key, self.g)
-            by_ply[n] = by_ply.get(n, 0) + 1
-        return OpeningResult(entries, solved_now, time.monotonic() - t0, sent, resent, dict(sorted(by_ply.items())))
+        return OpeningResult(entries, solved_now, time.monotonic() - t0, sent, resent, by_stones(entries, self.g))
 
 
 def format_ties_entry(key: int, columns: tuple[int, ...], score: int) -> str:
@@ -301,6 +297,12 @@ def _stones(key: int, g: Geometry) -> int:
         column = (key >> (c * g.h1)) & ((1 << g.h1) - 1)
         n += column.bit_length() - 1
     return n
+
+
+def by_stones(keys: Iterable[int], g: Geometry) -> dict[int, int]:
+    """How many of these positions (keys) have each number of stones, fewest first."""
+    counts = Counter(_stones(key, g) for key in keys)
+    return dict(sorted(counts.items()))
 
 
 def book_header(g: Geometry, start: Position, plies: int, n: int, notes: list[str] | None = None,

@@ -20,7 +20,7 @@ from connect4.keys import mirror_key, position_from_key
 from connect4.notation import format_moves
 
 from .corrective_merge import read_strict
-from .opening import _stones, write_book
+from .opening import by_stones, write_book
 
 
 def _header(text: str) -> list[str]:
@@ -53,10 +53,6 @@ def merge(inputs: list[tuple[str, str]], g: Geometry) -> tuple[dict[int, tuple[i
                                  f"score {had_score}")
             entries[canon] = (col, e.score)
             source.setdefault(canon, name)
-    by_stones: dict[int, int] = {}
-    for key in entries:
-        n = _stones(key, g)
-        by_stones[n] = by_stones.get(n, 0) + 1
     lines = [
         f"Connect Four opening book, {g.name} (Connect4-rs format: <key hex> <best column 1-{g.width}> <score>).",
         "Keys are Pascal Pons' keys; scores are Pons' (positive: the side to move wins, sooner is larger).",
@@ -67,7 +63,7 @@ def merge(inputs: list[tuple[str, str]], g: Geometry) -> tuple[dict[int, tuple[i
         lines.append(f"  {name}:")
         lines += [f"    {h}" for h in _header(text) if not h.startswith(("Connect Four opening book", "Keys are"))]
     lines.append(f"Entries: {len(entries)}; by stones: "
-                 + ", ".join(f"{n}: {c}" for n, c in sorted(by_stones.items())) + ".")
+                 + ", ".join(f"{n}: {c}" for n, c in by_stones(entries, g).items()) + ".")
     return entries, "\n".join(lines)
 
 
