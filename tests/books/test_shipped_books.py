@@ -33,22 +33,28 @@ TIES_JOURNAL = BOOKS / "journals" / "opening-ties" / "7x6-opening.ties.journal"
 
 
 @pytest.fixture(scope="module")
-def ties():
-    """Every move of the best score and that score, of a position of the ties tree: the ties run's
-    journal (the smaller key, its columns in that orientation) or, for the positions the run took
-    from it, the analysis book."""
-    from connect4.book import AnalysisBook
-
+def ties_journal() -> dict[int, tuple[list[int], int]]:
+    """The ties run's journal: smaller key -> (every 0-based column of the best score, in that
+    orientation; the score)."""
     journal: dict[int, tuple[list[int], int]] = {}
     for line in TIES_JOURNAL.read_text(encoding="utf-8").splitlines():
         key, cols, score = line.split()
         journal[int(key, 16)] = ([int(c) - 1 for c in cols.split(",")], int(score))
+    return journal
+
+
+@pytest.fixture(scope="module")
+def ties(ties_journal):
+    """Every move of the best score and that score, of a position of the ties tree: from the
+    journal or, for the positions the run took from it, the analysis book."""
+    from connect4.book import AnalysisBook
+
     analysis = AnalysisBook.load(BOOKS / "7x6-analysis.txt")
 
     def of(pos: Position) -> tuple[list[int], int] | None:
         key, flipped = canonical(pos)
-        if key in journal:
-            cols, score = journal[key]
+        if key in ties_journal:
+            cols, score = ties_journal[key]
             return sorted(pos.geometry.width - 1 - c if flipped else c for c in cols), score
         scores = analysis.lookup(pos)
         if scores is None:
@@ -56,7 +62,6 @@ def ties():
         best = max(s for s in scores if s is not None)
         return [c for c, s in enumerate(scores) if s == best], best
 
-    of.journal = journal  # type: ignore[attr-defined]
     return of
 
 
@@ -90,22 +95,22 @@ def test_opening_keys_round_trip_and_the_trees_are_complete(opening, ties):
     assert len(seen) == len(opening)  # nothing else in the book
 
 
-def test_each_ties_entry_holds_the_centre_most_of_its_tied_moves(opening, ties):
+def test_each_ties_entry_holds_the_centre_most_of_its_tied_moves(opening, ties_journal):
     """In the smaller key's orientation, as the solver breaks ties, so the single-move trees the
     first player's book held before (and Connect4-rs's own) stay inside the ties tree."""
     order = opening.geometry.center_order()
-    for key, (cols, score) in ties.journal.items():
+    for key, (cols, score) in ties_journal.items():
         e = opening.entries.get(key)
         if e is not None:
             assert (e.column, e.score) == (min(cols, key=order.index), score), key
 
 
-def test_a_sample_of_the_ties_journal_agrees_with_the_solver(ties):
+def test_a_sample_of_the_ties_journal_agrees_with_the_solver(ties, ties_journal):
     """The tied moves of positions with 10 and 8 stones, each column's score solved afresh."""
     g = STANDARD
     s = Solver(tt_log2=22)
     for stones in (10, 8):
-        keys = sorted(k for k in ties.journal if _stones(k, g) == stones)[::997][:3]
+        keys = sorted(k for k in ties_journal if _stones(k, g) == stones)[::997][:3]
         for key in keys:
             pos = position_from_key(key, g)
             scores = s.analyze(pos)
