@@ -53,8 +53,9 @@ from c4.stack.launch import REPO, UpProcess
 
 KILLS = ("engine", "solver", "gateway", "redis")
 ALL = (*KILLS, "redis-stop", "worker", "reply-drop", "maxmemory", "slowloris")
-# A 7x6 position of Pons' set L1_R2: a book tree of 8 positions of about a second each.
-BOOK_START, BOOK_PLIES = "3561233", "4"  # 7 and 9 stones: tasks of a second or more, so one is caught mid-way
+# The worker kill's book: a tree of 8 positions with 7 and 9 stones, a second or more of solving
+# each, so a task is caught mid-way (from 35612337464, 11 and 13 stones, they took 2-40 ms).
+BOOK_START, BOOK_PLIES = "3561233", "4"
 
 
 @dataclass
