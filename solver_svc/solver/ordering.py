@@ -15,7 +15,7 @@ from functools import cache
 from types import SimpleNamespace
 
 import numpy as np
-from numba import int64
+from numba import int64, uint64
 
 from connect4.geometry import Geometry
 from connect4.kernels import kernels_for
@@ -41,7 +41,8 @@ def ordering_kernels(g: Geometry, pairs: bool) -> SimpleNamespace:
     b = board_masks(g)
     W, CELLS, COL, MCOL, BOTTOM = b.W, b.CELLS, b.COL, b.MCOL, b.BOTTOM
     ORDER = np.array(g.center_order(), dtype=np.int64)
-    MV, SC = move_list_offsets(g)
+    MV, SC = (uint64(v) for v in move_list_offsets(g))
+    ONE = uint64(1)
     bits = kernels_for(g)
     win_cells, popcount = bits.winning_cells, bits.popcount
     probe_upper = table_kernels(g, pairs).probe_upper
@@ -55,6 +56,7 @@ def ordering_kernels(g: Geometry, pairs: bool) -> SimpleNamespace:
         Returns (count, alpha raised by the children's stored bounds, the
         score that cuts the node or NO_CUT)."""
         base = ply * W
+        ubase = uint64(base)
         cnt = 0
         etc = CELLS - ply >= ETC_MIN_EMPTY
         # the children's keys (opponent to move, our stone added) and their mirror images':
@@ -64,24 +66,26 @@ def ordering_kernels(g: Geometry, pairs: bool) -> SimpleNamespace:
         mplay = (mmask + BOTTOM)  # carries onto each mirrored column's lowest empty cell
         for i in range(W):
             c = ORDER[i]
-            m = moves & COL[c]
+            uc = uint64(c)
+            m = moves & COL[uc]
             if m:
                 s = int64(popcount(win_cells(cur | m, mask)))
                 if c == tmove:
                     s = TABLE_MOVE
                 if etc:
-                    u = -probe_upper(tt, ws, ckey + m, cmkey + (mplay & MCOL[c]))
+                    u = -probe_upper(tt, ws, ckey + m, cmkey + (mplay & MCOL[uc]))
                     if u >= beta:
                         return cnt, alpha, u
                     if u > alpha:
                         alpha = u
-                j = cnt
-                while j > 0 and ws[SC + base + j - 1] < s:  # insertion sort, stable
-                    ws[SC + base + j] = ws[SC + base + j - 1]
-                    ws[MV + base + j] = ws[MV + base + j - 1]
-                    j -= 1
-                ws[SC + base + j] = s
-                ws[MV + base + j] = c
+                # insertion sort, stable; unsigned indices: no wraparound code for negative ones
+                j = uint64(base + cnt)
+                while j > ubase and ws[SC + j - ONE] < s:
+                    ws[SC + j] = ws[SC + j - ONE]
+                    ws[MV + j] = ws[MV + j - ONE]
+                    j -= ONE
+                ws[SC + j] = s
+                ws[MV + j] = c
                 cnt += 1
         return cnt, alpha, NO_CUT
 

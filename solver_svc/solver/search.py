@@ -15,7 +15,12 @@ loses at once, score bounds from the empty cells) with:
   the two) and, for a symmetric position, only the left half of the moves;
 * a ``[lo, hi]`` window from the table and the cell count before any move is
   generated;
-* enhanced transposition cutoffs (:mod:`.ordering`).
+* enhanced transposition cutoffs (:mod:`.ordering`);
+* Allis' claimeven as a static bound, before the table is read: when every
+  column has an even number of empty cells, the other side can answer every
+  move on top of it and so own the rows of the other parity; if that leaves
+  the side to move no line, its score is at most 0 (at most -1 when it gives
+  the other side a line).
 
 The kernels share an int64 workspace ``ws`` (see :mod:`.table`): nodes
 searched, node budget, abort flag, epoch and table shifts, then the move
@@ -51,7 +56,11 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
     ZERO, ONE = uint64(0), uint64(1)
     MV, _ = move_list_offsets(g)
     bits = kernels_for(g)
-    win_cells, mirror = bits.winning_cells, bits.mirror
+    win_cells, mirror, alignment = bits.winning_cells, bits.mirror, bits.alignment
+    # Claimeven rows: with an even number of empty cells in every column, the side to move gets the
+    # rows of the height's parity and the other side the rest, by answering on top of every move.
+    MOVER_ROWS = uint64(sum(g.bottom_mask << r for r in range(g.height) if r % 2 == g.height % 2))
+    FOLLOWER_ROWS = BOARD ^ MOVER_ROWS
     main_table = table_kernels(g, MAIN_PAIRS)
     migrate, swap_layout = main_table.migrate, main_table.swap_layout
 
@@ -113,6 +122,16 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
             # Bounds from the empty cells: we cannot win now, nor lose next move.
             lo = -((CELLS - 2 - ply) // 2)
             hi = (CELLS - 1 - ply) // 2
+            if ((mask + BOTTOM) & FOLLOWER_ROWS) == ZERO:  # every column has an even number of empty cells
+                free = BOARD & ~mask
+                if not alignment(cur | (free & MOVER_ROWS)):
+                    hi = 0  # claimeven: the opponent answers on top of every move; we never get four
+                    if alignment(opp | (free & FOLLOWER_ROWS)):
+                        hi = -1
+                    if beta > hi:
+                        beta = hi
+                        if alpha >= beta:
+                            return beta
 
             # Transposition table, keyed by the smaller of the key and its mirror.
             idx, want, flip, symmetric = canonical_slot(cur + mask + BOTTOM, mcur + mmask + BOTTOM, ws)
@@ -141,12 +160,13 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
             a0 = alpha
             best = tmove
             mplay = mmask + BOTTOM  # carries onto each mirrored column's lowest empty cell
-            base = MV + ply * W
+            base = uint64(MV + ply * W)
             for i in range(cnt):
-                c = ws[base + i]
+                c = ws[base + uint64(i)]  # unsigned indices: no wraparound code
+                uc = uint64(c)
                 # child: the opponent moves; its stones are our old opp, our stone joins the mask
                 # (in the mirror image: the same height of column W-1-c)
-                score = -negamax(cur ^ mask, mask | (moves & COL[c]), mcur ^ mmask, mmask | (mplay & MCOL[c]),
+                score = -negamax(cur ^ mask, mask | (moves & COL[uc]), mcur ^ mmask, mmask | (mplay & MCOL[uc]),
                                  ply + 1, -beta, -alpha, tt, ws, stop)
                 if ws[ABORT]:
                     return 0
