@@ -89,7 +89,8 @@ def kernel(tag: str, **options: Any) -> Callable[[Callable[..., Any]], Any]:
         fn.__qualname__ = f"{fn.__qualname__}__{safe}"
         fn.__name__ = f"{fn.__name__}__{safe}"
         dispatcher = njit(cache=True, nogil=True, **options)(fn)
-        dispatcher._set_uuid(f"c4:{tag}:{fn.__module__}.{fn.__qualname__}:{fingerprint(fn)}")
+        # the options too (inline="always" changes every caller's code)
+        dispatcher._set_uuid(f"c4:{tag}:{fn.__module__}.{fn.__qualname__}:{fingerprint(fn)}:{sorted(options.items())}")
         return dispatcher
 
     return wrap

@@ -40,6 +40,7 @@ from connect4.kernels import kernels_for
 
 from .jit import kernel, table_tag, tag_of
 from .masks import board_masks
+from .pointer import pointer
 from .ordering import NO_CUT, move_list_offsets, ordering_kernels
 from .layout import MAIN_PAIRS, MAX_WORK, NO_SCORE, SMALL_PAIRS
 from .table import ABORT, BUDGET, IN_SMALL, NO_BUDGET, NODES, REAL_BUDGET, table_kernels
@@ -90,7 +91,7 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
             return bits + spent
 
         @kernel(ktag)
-        def negamax(cur, mask, mcur, mmask, ply, alpha, beta, tt, ws, stop):
+        def negamax_at(cur, mask, mcur, mmask, ply, alpha, beta, tt, ws, stop):
             """Score of (cur, mask) within [alpha, beta] (fail-hard bounds);
             (mcur, mmask) is its mirror image, carried along so that a node never
             mirrors a board (the mirror key of the table and of the children's).
@@ -166,7 +167,7 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
                 uc = uint64(c)
                 # child: the opponent moves; its stones are our old opp, our stone joins the mask
                 # (in the mirror image: the same height of column W-1-c)
-                score = -negamax(cur ^ mask, mask | (moves & COL[uc]), mcur ^ mmask, mmask | (mplay & MCOL[uc]),
+                score = -negamax_at(cur ^ mask, mask | (moves & COL[uc]), mcur ^ mmask, mmask | (mplay & MCOL[uc]),
                                  ply + 1, -beta, -alpha, tt, ws, stop)
                 if ws[ABORT]:
                     return 0
@@ -181,6 +182,11 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
             else:
                 store(tt, idx, want, tlo, min(alpha, thi), best, flip, work(ws, n), first, ws)
             return alpha
+
+        @kernel(ktag)
+        def negamax(cur, mask, mcur, mmask, ply, alpha, beta, tt, ws, stop):
+            """``negamax_at`` on arrays: the recursion passes their data pointers (:mod:`.pointer`)."""
+            return negamax_at(cur, mask, mcur, mmask, ply, alpha, beta, pointer(tt), pointer(ws), pointer(stop))
 
         return negamax
 
