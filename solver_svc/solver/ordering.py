@@ -6,7 +6,14 @@ the side to move, the centre first on ties (an insertion sort, stable over
 the centre-first column order). Far from the end (``ETC_MIN_EMPTY`` empty
 cells or more) it also looks every child up in the table before any is
 searched: a child's stored upper bound is a lower bound for us, which may
-raise alpha or cut the node at once (about -20% nodes on Test_L1_R2).
+raise alpha or cut the node at once.
+
+In the main table it first asks the CPU to prefetch every child's bucket
+(:func:`.pointer.prefetch`): the loads of a node's children then overlap,
+where each child used to wait for its own cache miss (-27 % CPU on Test_L1_R3;
+the small table is in the cache anyway). With the children's loads cheap,
+ETC pays only far from the end: from 16 empty cells it took less CPU than
+from 8 or 12, for more nodes (docs/results/solver.md, 8 Dec 2026).
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from .jit import kernel, table_tag
 from .masks import board_masks
 from .table import STATE_SIZE, table_kernels
 
-ETC_MIN_EMPTY = 8  # probe the children in the table first when this many cells are empty
+ETC_MIN_EMPTY = 16  # probe the children in the table first when this many cells are empty
 NO_CUT = -1000  # order_moves found no child that cuts
 TABLE_MOVE = 1000  # the ordering score of the table's move: always first
 
@@ -45,7 +52,8 @@ def ordering_kernels(g: Geometry, pairs: bool) -> SimpleNamespace:
     ONE = uint64(1)
     bits = kernels_for(g)
     win_cells, popcount = bits.winning_cells, bits.popcount
-    probe_upper = table_kernels(g, pairs).probe_upper
+    probe_upper, prefetch_slot = table_kernels(g, pairs).probe_upper, table_kernels(g, pairs).prefetch_slot
+    PREFETCH = pairs  # the main table only
 
     # Inlined into negamax in numba's IR: as a call returning a tuple it cost
     # 6 % more instructions a node (docs/results/split-speed.md).
@@ -64,6 +72,12 @@ def ordering_kernels(g: Geometry, pairs: bool) -> SimpleNamespace:
         ckey = (cur ^ mask) + mask + BOTTOM
         cmkey = (mcur ^ mmask) + mmask + BOTTOM
         mplay = (mmask + BOTTOM)  # carries onto each mirrored column's lowest empty cell
+        if PREFETCH:  # every child's bucket on its way into the cache before the first is probed
+            for i in range(W):
+                uc = uint64(ORDER[i])
+                m = moves & COL[uc]
+                if m:
+                    prefetch_slot(tt, ws, ckey + m, cmkey + (mplay & MCOL[uc]))
         for i in range(W):
             c = ORDER[i]
             uc = uint64(c)

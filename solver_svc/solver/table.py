@@ -78,6 +78,7 @@ from numba import int64, uint64
 
 from .jit import kernel, table_tag
 from .memory import zeroed
+from .pointer import prefetch
 
 from .layout import (  # noqa: F401 (the layout's numbers, re-exported for the kernels' modules)
     ABORT, BUDGET, EPOCH, EPOCH_BITS, EPOCH_MAX, GROW_AT, GROW_NODES, HASH_MUL, IDX_SHIFT, IN_SMALL, LAYOUT_SLOTS,
@@ -197,6 +198,12 @@ def table_kernels(g, pairs: bool) -> SimpleNamespace:
         return lower, upper, move
 
     @kernel(tag)
+    def prefetch_slot(tt, ws, key, mkey):
+        """Start loading the bucket of a position (its key and its mirror's) into the cache."""
+        idx, _, _, _ = canonical_slot(key, mkey, ws)
+        prefetch(tt, idx)
+
+    @kernel(tag)
     def probe_upper(tt, ws, key, mkey):
         """The stored upper bound of a position (its key and its mirror's), NO_UPPER when absent."""
         idx, want, _, _ = canonical_slot(key, mkey, ws)
@@ -268,4 +275,5 @@ def table_kernels(g, pairs: bool) -> SimpleNamespace:
             dst[int64(h >> d_sh) << SHIFT_B] = ((((h & d_tag) << d_eb) | d_ep) << PAY) | (w & SMALL_PAYMASK)
 
     return SimpleNamespace(slot=slot, canonical_slot=canonical_slot, read=read, probe_upper=probe_upper,
+                           prefetch_slot=prefetch_slot,
                            store=store, swap_layout=swap_layout, migrate=migrate)
