@@ -36,8 +36,8 @@ NO_BUDGET = 1 << 62
 MAIN_PAIRS, SMALL_PAIRS = True, False
 
 # The small table (see "A small table first" in .table).
-SMALL_LOG2 = 16
-GROW_NODES = 1 << 18  # nodes in the small table before a search moves to the main one (ws[GROW_AT])
+SMALL_LOG2 = 13
+GROW_NODES = 1 << 16  # nodes in the small table before a search moves to the main one (ws[GROW_AT])
 
 # run_batch: flags and the error codes of a move list
 WEAK, ANALYZE, FRESH = 1, 2, 4

@@ -41,7 +41,7 @@ Pons' table keeps one word and overwrites it always).
 **Fresh table in O(1).** A benchmark (and ``Solver.solve_many``) starts every
 position from an empty table. ``reset()`` does not clear memory: it increments
 the epoch, and an entry of another epoch never matches. Only when the epoch
-wraps (after ``2**E - 1`` resets, 131,071 on 7x6; 65,535 for the small
+wraps (after ``2**E - 1`` resets, 131,071 on 7x6; 8,191 for the small
 table) is the memory zeroed. A real entry's epoch is at least 1, so the
 zero word is always empty.
 
@@ -52,13 +52,13 @@ If a long key with a small table would leave no epoch bit (``KB + payload >
 
 **A small table first.** A search from a fresh table (``run_batch`` with
 ``FRESH``: c4 solve --fresh, Pons' benchmark rule) begins in a small table
-of ``2**SMALL_LOG2`` words (512 KiB), which stays in the core's cache; the
+of ``2**SMALL_LOG2`` words (64 KiB), which stays in the core's own cache; the
 main table's words are spread over 64 MiB and nearly every probe of a short
 search is a cache miss. A search that passes ``GROW_AT`` nodes moves to the
 main table: the kernel copies every entry of the small table into it (a
 small word's slot and tag give back its exact ``h``: nothing is guessed),
 and goes on there. The small table has its own layout and epoch (one word a
-slot: a search this short gains nothing from buckets; a 33-bit tag with 16
+slot: a search this short gains nothing from buckets; a 36-bit tag with 13
 slot bits on 7x6); ``ws`` holds the layout of the table in use
 at ``EPOCH .. EPOCH_MAX`` and the other's at ``OTHER``, swapped on a move.
 
