@@ -51,7 +51,7 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
     table = table_kernels(g, MAIN_PAIRS)
     slot, store, swap_layout = table.slot, table.store, table.swap_layout
     bits = kernels_for(g)
-    mirror = bits.mirror
+    mirror, alignment = bits.mirror, bits.alignment
 
     @kernel(tag)
     def new_epoch(tt, ws):
@@ -119,7 +119,7 @@ def search_kernels(g: Geometry) -> SimpleNamespace:
                     code = FULL_COLUMN
                     break
                 landing = (mask + BOTTOM) & COL[c]
-                if win_cells(cur, mask) & landing:
+                if alignment(cur | landing):  # no line before it: only this move can make one
                     code = WINS
                     break
                 cur ^= mask
