@@ -17,6 +17,7 @@ from numba.extending import intrinsic
 # numba's typing and code generation hooks: their arguments are numba's own objects.
 
 _TRUE = ir.Constant(ir.IntType(1), 1)
+_FALSE = ir.Constant(ir.IntType(1), 0)
 
 
 @intrinsic
@@ -50,3 +51,19 @@ def ctz(typingctx: Any, x: Any) -> Any:
 
 
 ctz._set_uuid("c4:intrinsic:ctz")
+
+
+@intrinsic
+def bit_length(typingctx: Any, x: Any) -> Any:
+    """Python's ``int.bit_length`` of a uint64 (0 for 0): 64 minus its leading zeros."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        zeros = builder.ctlz(args[0], _FALSE)  # defined for 0 (64): LZCNT
+        return builder.sub(args[0].type(64), zeros)
+
+    return types.uint64(types.uint64), codegen
+
+
+bit_length._set_uuid("c4:intrinsic:bit_length")

@@ -33,8 +33,9 @@ from __future__ import annotations
 from functools import cache
 from types import SimpleNamespace
 
-from numba import uint64
+from numba import int64, uint64
 
+from connect4.bits import bit_length
 from connect4.geometry import Geometry
 from connect4.kernels import kernels_for
 
@@ -75,20 +76,10 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
         @kernel(ktag)
         def work(ws, n):
             """The work of the node that began at node count ``n`` (the small table keeps none): the
-            bit length of the nodes it spent, at most MAX_WORK. Shifts, not numba's ``leading_zeros``:
-            an intrinsic pickles with a uuid of its process, and every kernel that closed over this
-            one would miss numba's cache."""
+            bit length of the nodes it spent, at most MAX_WORK."""
             if not pairs:
                 return 0
-            spent = ws[NODES] - n
-            if spent >= (1 << MAX_WORK):
-                return MAX_WORK
-            bits = 0
-            for step in (16, 8, 4, 2, 1):
-                if spent >= (1 << step):
-                    bits += step
-                    spent >>= step
-            return bits + spent
+            return min(int64(bit_length(uint64(ws[NODES] - n))), MAX_WORK)
 
         @kernel(ktag)
         def negamax_at(cur, mask, mcur, mmask, ply, alpha, beta, tt, ws, stop):
