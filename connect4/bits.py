@@ -16,8 +16,12 @@ from numba.extending import intrinsic
 
 # numba's typing and code generation hooks: their arguments are numba's own objects.
 
-_TRUE = ir.Constant(ir.IntType(1), 1)
-_FALSE = ir.Constant(ir.IntType(1), 0)
+
+def _flag(value: bool) -> Any:
+    """An i1 constant, made at each use: numba pickles an intrinsic's code and its globals into the
+    cache key of every kernel that calls it, and a module-level llvmlite constant pickled
+    differently once code generation had used it (the kernels after it missed the cache)."""
+    return ir.Constant(ir.IntType(1), int(value))
 
 
 @intrinsic
@@ -45,7 +49,7 @@ def ctz(typingctx: Any, x: Any) -> Any:
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         # The flag says the input is never 0, which lets LLVM emit a bare TZCNT/BSF.
-        return builder.cttz(args[0], _TRUE)
+        return builder.cttz(args[0], _flag(True))
 
     return types.uint64(types.uint64), codegen
 
@@ -60,7 +64,7 @@ def bit_length(typingctx: Any, x: Any) -> Any:
         return None
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        zeros = builder.ctlz(args[0], _FALSE)  # defined for 0 (64): LZCNT
+        zeros = builder.ctlz(args[0], _flag(False))  # defined for 0 (64): LZCNT
         return builder.sub(args[0].type(64), zeros)
 
     return types.uint64(types.uint64), codegen

@@ -52,7 +52,8 @@ def ordering_kernels(g: Geometry, pairs: bool) -> SimpleNamespace:
     ONE = uint64(1)
     bits = kernels_for(g)
     win_cells, popcount = bits.winning_cells, bits.popcount
-    probe_upper, prefetch_slot = table_kernels(g, pairs).probe_upper, table_kernels(g, pairs).prefetch_slot
+    table = table_kernels(g, pairs)
+    probe_upper, prefetch_slot = table.probe_upper, table.prefetch_slot
     PREFETCH = pairs  # the main table only
 
     # Inlined into negamax in numba's IR: as a call returning a tuple it cost

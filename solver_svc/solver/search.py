@@ -117,7 +117,7 @@ def search_kernels_of(g: Geometry) -> SimpleNamespace:
             if ((mask + BOTTOM) & FOLLOWER_ROWS) == ZERO:  # every column has an even number of empty cells
                 free = BOARD & ~mask
                 if not alignment(cur | (free & MOVER_ROWS)):
-                    hi = 0  # claimeven: the opponent answers on top of every move; we never get four
+                    hi = 0  # claimeven: the opponent answers on top of every move; we never get a line
                     if alignment(opp | (free & FOLLOWER_ROWS)):
                         hi = -1
                     if beta > hi:
