@@ -14,6 +14,8 @@ import llvmlite.ir as ir
 from numba import types
 from numba.extending import intrinsic
 
+from .jit import stable_intrinsic
+
 # numba's typing and code generation hooks: their arguments are numba's own objects.
 
 
@@ -24,6 +26,7 @@ def _flag(value: bool) -> Any:
     return ir.Constant(ir.IntType(1), int(value))
 
 
+@stable_intrinsic
 @intrinsic
 def popcount(typingctx: Any, x: Any) -> Any:
     """Number of set bits of a uint64."""
@@ -36,11 +39,8 @@ def popcount(typingctx: Any, x: Any) -> Any:
     return types.uint64(types.uint64), codegen
 
 
-# Stable identities: a kernel's cache key pickles what it calls, and an
-# intrinsic otherwise pickles with a fresh uuid (a cache miss in every process).
-popcount._set_uuid("c4:intrinsic:popcount")
 
-
+@stable_intrinsic
 @intrinsic
 def ctz(typingctx: Any, x: Any) -> Any:
     """Index of the lowest set bit of a non-zero uint64."""
@@ -54,9 +54,8 @@ def ctz(typingctx: Any, x: Any) -> Any:
     return types.uint64(types.uint64), codegen
 
 
-ctz._set_uuid("c4:intrinsic:ctz")
 
-
+@stable_intrinsic
 @intrinsic
 def bit_length(typingctx: Any, x: Any) -> Any:
     """Python's ``int.bit_length`` of a uint64 (0 for 0): 64 minus its leading zeros."""
@@ -69,5 +68,3 @@ def bit_length(typingctx: Any, x: Any) -> Any:
 
     return types.uint64(types.uint64), codegen
 
-
-bit_length._set_uuid("c4:intrinsic:bit_length")

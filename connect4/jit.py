@@ -30,11 +30,13 @@ import hashlib
 import re
 import types
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 from numba import njit
 from numba.core.registry import CPUDispatcher
+
+_T = TypeVar("_T")
 
 if TYPE_CHECKING:
     from hashlib import _Hash as Hash
@@ -94,3 +96,12 @@ def kernel(tag: str, **options: Any) -> Callable[[Callable[..., Any]], Any]:
         return dispatcher
 
     return wrap
+
+
+def stable_intrinsic(intr: _T) -> _T:
+    """Give a numba ``@intrinsic`` a uuid made from its code. numba pickles what a kernel calls
+    into the kernel's cache key, and an intrinsic otherwise pickles with a uuid new in every
+    process: every kernel that reaches it would be compiled again in every process."""
+    numba_intrinsic = cast(Any, intr)
+    numba_intrinsic._set_uuid(f"c4:intrinsic:{numba_intrinsic._name}:{fingerprint(numba_intrinsic._defn)}")
+    return intr

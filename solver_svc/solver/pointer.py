@@ -19,18 +19,10 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from connect4.jit import fingerprint
+from connect4.jit import stable_intrinsic
 
 
-def _stable(intr):
-    """Give an intrinsic a uuid made from its code: numba pickles a kernel's closure into its cache
-    key, and an intrinsic's own uuid is new in every process (every kernel that reaches one
-    would be compiled again in every process)."""
-    intr._set_uuid(f"c4:intrinsic:{intr._name}:{fingerprint(intr._defn)}")
-    return intr
-
-
-@_stable
+@stable_intrinsic
 @intrinsic
 def pointer(typingctx, arr):
     """The data pointer of a C-contiguous array (the caller keeps the array alive)."""
@@ -44,7 +36,7 @@ def pointer(typingctx, arr):
     return sig, codegen
 
 
-@_stable
+@stable_intrinsic
 @intrinsic
 def prefetch(typingctx, ptr, index):
     """Ask the CPU to bring ``ptr[index]``'s cache line in (a hint: no fault, no result)."""
